@@ -1,0 +1,5 @@
+import type { Actor } from './actor.js';
+import { mailer } from './mailer.js';
+
+/** Every actor. The worker refuses to start unless each catalogued job has exactly one of them. */
+export const allActors: Actor[] = [mailer as Actor];

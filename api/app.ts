@@ -1,0 +1,51 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { authenticate } from './auth/authenticate.js';
+import type { Deps } from './deps.js';
+import { apiNotFound, errorHandler } from './http/errors.js';
+import { mountRoutes } from './http/mount.js';
+import { openApiDocument } from './openapi.js';
+import { apiRoutes } from './routes/index.js';
+import { apiVersion } from './routes/misc.js';
+
+/** The web process's Express application. Nothing here starts listening; server.ts and tests do. */
+export function createApp(deps: Deps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(requestLog(deps));
+
+  app.get('/api/healthz', async (_req, res) => {
+    try {
+      await deps.db.query('SELECT 1');
+      res.json({ status: 'pass', description: 'Hearth: database answers' });
+    } catch {
+      res.status(503).json({ status: 'fail', description: 'database does not answer' });
+    }
+  });
+  const swagger = openApiDocument(apiRoutes, deps.config.rootUrl, apiVersion);
+  app.get('/swagger.v1.json', (_req, res) => {
+    res.json(swagger);
+  });
+
+  const api = express.Router();
+  api.use(express.json({ limit: '10mb', type: ['application/json', 'text/plain'] }));
+  api.use(authenticate(deps));
+  api.use(mountRoutes(apiRoutes, deps));
+  api.use(apiNotFound);
+  app.use('/api/v1', api);
+  app.use(errorHandler(deps.log, deps.config.rootUrl));
+  return app;
+}
+
+/** One line per request: method, route pattern, status, duration. Headers, bodies and query strings are never logged. */
+function requestLog(deps: Deps) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = req.route ? `${req.baseUrl}${req.route.path as string}` : '(unmatched)';
+      deps.log.info({ method: req.method, route, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+    });
+    next();
+  };
+}

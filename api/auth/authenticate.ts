@@ -1,0 +1,119 @@
+import { BlockList, isIPv4 } from 'node:net';
+import type { NextFunction, Request, Response } from 'express';
+import { verifyPassword } from '../../db/crypto.js';
+import { forbidden, unauthorized } from '../../db/errors.js';
+import { authenticateToken } from '../../db/models/tokens.js';
+import { checkTotp } from '../../db/models/two-factor.js';
+import { findUserByLogin, findUserByName } from '../../db/models/users.js';
+import type { UserRow } from '../../db/models/user-row.js';
+import type { Deps } from '../deps.js';
+import { anonymous, type Caller } from './caller.js';
+
+export const queryTokenWarning =
+  '299 - "token and access_token API authentication is deprecated; send the token in the Authorization header instead"';
+
+const badCredentials = 'invalid username, password or token';
+
+/**
+ * Resolves the caller, in Gitea's order: reverse-proxy header (when enabled and from a trusted peer),
+ * Authorization token/Bearer, HTTP basic (password plus TOTP, or a token as password), then the
+ * deprecated query parameters. Cookies are never looked at.
+ */
+export function authenticate(deps: Deps) {
+  const trusted = trustedProxies(deps.config.security.reverseProxyTrustedProxies);
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    try {
+      res.locals.caller = await resolveCaller(deps, trusted, req, res);
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+async function resolveCaller(deps: Deps, trusted: BlockList, req: Request, res: Response): Promise<Caller> {
+  const { config } = deps;
+  const proxyHeader = req.get(config.security.reverseProxyAuthenticationUser);
+  if (proxyHeader && config.service.enableReverseProxyAuthenticationApi && isTrusted(trusted, req.socket.remoteAddress)) {
+    const user = await findUserByName(deps.db, proxyHeader.trim());
+    if (!user) throw unauthorized(badCredentials);
+    return signedIn({ user, method: 'proxy', scope: 'all', tokenId: null });
+  }
+  const authorization = req.get('authorization');
+  if (authorization) {
+    const [kind, ...rest] = authorization.trim().split(/\s+/);
+    const value = rest.join(' ');
+    if (/^(token|bearer)$/i.test(kind)) return byToken(deps, value, 'token');
+    if (/^basic$/i.test(kind)) return byBasic(deps, value, req.get('x-gitea-otp'));
+    throw unauthorized(`unsupported authorization scheme: ${kind}`);
+  }
+  const queryToken = firstString(req.query.token) ?? firstString(req.query.access_token);
+  if (queryToken !== undefined) {
+    if (config.security.disableQueryAuthToken) {
+      throw unauthorized('token and access_token query parameters are disabled; send the token in the Authorization header');
+    }
+    res.setHeader('Warning', queryTokenWarning);
+    return byToken(deps, queryToken, 'query');
+  }
+  return anonymous;
+}
+
+async function byToken(deps: Deps, token: string, method: 'token' | 'query'): Promise<Caller> {
+  const found = await authenticateToken(deps.db, token.trim());
+  if (!found) throw unauthorized(badCredentials);
+  return signedIn({ user: found.user, method, scope: found.scope, tokenId: found.tokenId });
+}
+
+async function byBasic(deps: Deps, encoded: string, otp: string | undefined): Promise<Caller> {
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const login = colon < 0 ? decoded : decoded.slice(0, colon);
+  const password = colon < 0 ? '' : decoded.slice(colon + 1);
+  // A token may stand in the password (or, as git clients do, in the user name with an empty password).
+  for (const candidate of [password, password === '' || password === 'x-oauth-basic' ? login : '']) {
+    if (!/^[0-9a-f]{40}$/.test(candidate)) continue;
+    const found = await authenticateToken(deps.db, candidate);
+    if (found) return signedIn({ user: found.user, method: 'token', scope: found.scope, tokenId: found.tokenId });
+  }
+  const user = await findUserByLogin(deps.db, login);
+  if (!user || !(await verifyPassword(password, user))) throw unauthorized(badCredentials);
+  const second = await checkTotp(deps.db, user, otp?.trim(), deps.config.security.secretKey);
+  if (second === 'invalid') {
+    throw unauthorized(otp ? 'invalid provided OTP' : 'two-factor authentication is enabled: send the one-time code in the X-Gitea-OTP header');
+  }
+  return signedIn({ user, method: 'basic', scope: 'all', tokenId: null });
+}
+
+function signedIn(caller: Caller & { user: UserRow }): Caller {
+  if (!caller.user.is_active || caller.user.prohibit_login) {
+    throw forbidden('This account is prohibited from signing in, please contact your site administrator.');
+  }
+  return caller;
+}
+
+function firstString(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && typeof value[0] === 'string') return value[0];
+  return undefined;
+}
+
+function trustedProxies(cidrs: string[]): BlockList {
+  const list = new BlockList();
+  for (const cidr of cidrs) {
+    if (cidr === '*') {
+      list.addSubnet('0.0.0.0', 0, 'ipv4');
+      list.addSubnet('::', 0, 'ipv6');
+      continue;
+    }
+    const [address, bits] = cidr.split('/');
+    const type = isIPv4(address) ? 'ipv4' : 'ipv6';
+    list.addSubnet(address, Number(bits ?? (type === 'ipv4' ? 32 : 128)), type);
+  }
+  return list;
+}
+
+function isTrusted(list: BlockList, remote: string | undefined): boolean {
+  if (!remote) return false;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(remote);
+  return mapped ? list.check(mapped[1], 'ipv4') : list.check(remote, isIPv4(remote) ? 'ipv4' : 'ipv6');
+}

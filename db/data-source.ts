@@ -1,0 +1,76 @@
+import { DataSource, type EntityManager } from 'typeorm';
+import type PgBoss from 'pg-boss';
+import type pg from 'pg';
+import { migrations } from './migrations/index.js';
+import type { JobTx } from '../jobs/queue.js';
+
+export function createDataSource(url: string, applicationName = 'hearth'): DataSource {
+  return new DataSource({
+    type: 'postgres',
+    url,
+    entities: [],
+    migrations,
+    synchronize: false,
+    migrationsRun: false,
+    applicationName,
+    extra: { max: 10 },
+  });
+}
+
+const migrationLock = 7_302_001;
+
+/** Applies pending migrations; an advisory lock lets web and worker boot side by side. */
+export async function migrate(ds: DataSource): Promise<void> {
+  const runner = ds.createQueryRunner();
+  await runner.connect();
+  try {
+    await runner.query('SELECT pg_advisory_lock($1)', [migrationLock]);
+    await ds.runMigrations({ transaction: 'each' });
+  } finally {
+    await runner.query('SELECT pg_advisory_unlock($1)', [migrationLock]).catch(() => undefined);
+    await runner.release();
+  }
+}
+
+/** Anything that answers SQL with rows: a transaction, or the data source's pool for reads. */
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+}
+
+/** A transaction handle: TypeORM's manager plus the executor pg-boss uses to insert jobs on the same connection. */
+export interface Tx extends JobTx, Queryable {
+  manager: EntityManager;
+}
+
+/** What model operations need from their process: the database (and a pooled reader on it) and the queue. */
+export interface Store {
+  ds: DataSource;
+  db: Queryable;
+  boss: PgBoss;
+}
+
+/** Reads straight from the data source's pg pool: one round trip, no query-runner bookkeeping on hot paths. */
+export function poolReader(ds: DataSource): Queryable {
+  const pool = (ds.driver as unknown as { master: pg.Pool }).master;
+  return {
+    query: async <T>(sql: string, params?: unknown[]): Promise<T[]> => (await pool.query(sql, params)).rows as T[],
+  };
+}
+
+export async function inTx<T>(store: Store, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return store.ds.transaction(async (manager) => {
+    const runner = manager.queryRunner!;
+    const query = async <R>(sql: string, params?: unknown[]): Promise<R[]> => {
+      const result = await runner.query(sql, params as unknown[], true);
+      return result.records as R[];
+    };
+    const tx: Tx = {
+      manager,
+      boss: store.boss,
+      query,
+      jobDb: { executeSql: async (text, values) => ({ rows: await query(text, values) }) },
+    };
+    return work(tx);
+  });
+}
+

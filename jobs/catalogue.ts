@@ -1,0 +1,35 @@
+import { z } from 'zod';
+import type PgBoss from 'pg-boss';
+
+/** One job kind: its queue name, the payload it carries, and how pg-boss treats it. Declared once, here. */
+export interface JobDefinition<P> {
+  name: string;
+  payload: z.ZodType<P>;
+  queue: Omit<PgBoss.Queue, 'name'>;
+  /** Jobs that must not overlap for one subject share a singleton key. */
+  singletonKey?: (payload: P) => string;
+  /** Parallel handlers per worker process. */
+  concurrency: number;
+}
+
+const mailPayload = z.object({
+  to: z.array(z.string().min(1)).min(1),
+  subject: z.string(),
+  text: z.string(),
+  html: z.string().optional(),
+});
+export type MailPayload = z.infer<typeof mailPayload>;
+
+export const jobs = {
+  mail: {
+    name: 'mail',
+    payload: mailPayload,
+    queue: { retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 120 },
+    concurrency: 2,
+  } satisfies JobDefinition<MailPayload>,
+} as const;
+
+export type JobCatalogue = typeof jobs;
+export type JobName = keyof JobCatalogue;
+export type PayloadOf<N extends JobName> = z.infer<JobCatalogue[N]['payload']>;
+export const jobNames = Object.keys(jobs) as JobName[];

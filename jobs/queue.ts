@@ -1,0 +1,78 @@
+import PgBoss from 'pg-boss';
+import pg from 'pg';
+import { jobs, jobNames, type JobName, type PayloadOf, type JobDefinition } from './catalogue.js';
+
+/** The part of a transaction that enqueueing needs: the queue, and an executor on the transaction's connection. */
+export interface JobTx {
+  boss: PgBoss;
+  jobDb: PgBoss.Db;
+}
+
+export const wakeChannel = 'hearth_jobs';
+
+export interface QueueOptions {
+  connectionString: string;
+  /** The web process only sends; maintenance and scheduling run in workers. */
+  role: 'web' | 'worker';
+}
+
+export function createQueue({ connectionString, role }: QueueOptions): PgBoss {
+  return new PgBoss({
+    connectionString,
+    max: role === 'web' ? 2 : 4,
+    supervise: role === 'worker',
+    schedule: role === 'worker',
+    migrate: true,
+    application_name: `hearth-${role}-boss`,
+  });
+}
+
+/** Starts pg-boss, makes sure every catalogued queue exists and that inserted jobs wake listening workers. */
+export async function startQueue(boss: PgBoss): Promise<void> {
+  await boss.start();
+  const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
+  for (const name of jobNames) {
+    const definition: JobDefinition<unknown> = jobs[name];
+    if (existing.has(name)) await boss.updateQueue(name, { name, ...definition.queue });
+    else await boss.createQueue(name, { name, ...definition.queue });
+  }
+  await installWakeTrigger(boss.getDb());
+}
+
+/**
+ * pg-boss 10 only polls; this trigger lets a LISTENing worker fetch at once.
+ * pg_notify is delivered on commit and folds duplicates, so a fan-out of many rows costs one notification per queue.
+ */
+async function installWakeTrigger(db: PgBoss.Db): Promise<void> {
+  await db.executeSql(
+    `CREATE OR REPLACE FUNCTION pgboss.hearth_wake() RETURNS trigger LANGUAGE plpgsql AS $$
+     BEGIN PERFORM pg_notify('${wakeChannel}', NEW.name); RETURN NULL; END $$`,
+    [],
+  );
+  await db.executeSql(
+    `CREATE OR REPLACE TRIGGER hearth_wake AFTER INSERT ON pgboss.job FOR EACH ROW EXECUTE FUNCTION pgboss.hearth_wake()`,
+    [],
+  );
+}
+
+/** Inserts a job through the caller's transaction: it exists if and only if that transaction commits. */
+export async function enqueue<N extends JobName>(tx: JobTx, name: N, payload: PayloadOf<N>): Promise<string | null> {
+  const definition = jobs[name] as unknown as JobDefinition<PayloadOf<N>>;
+  const data = definition.payload.parse(payload) as object;
+  const singletonKey = definition.singletonKey?.(payload as PayloadOf<N>);
+  return tx.boss.send(name, data, { db: tx.jobDb, ...(singletonKey ? { singletonKey } : {}) });
+}
+
+/** A LISTEN connection that calls `onWake(queueName)` whenever a job is inserted. */
+export async function listenForJobs(connectionString: string, onWake: (queue: string) => void): Promise<() => Promise<void>> {
+  const client = new pg.Client({ connectionString, application_name: 'hearth-worker-listen' });
+  await client.connect();
+  client.on('notification', (message) => {
+    if (message.payload) onWake(message.payload);
+  });
+  client.on('error', () => undefined);
+  await client.query(`LISTEN ${wakeChannel}`);
+  return async () => {
+    await client.end().catch(() => undefined);
+  };
+}

@@ -1,0 +1,86 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { loadConfig } from '../db/config.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js';
+
+/**
+ * `npm start`: the embedded PostgreSQL when DATABASE_URL is unset, then the Procfile's web and worker
+ * processes. SIGINT/SIGTERM stop the processes first, the database last; if one process dies, all stop.
+ */
+const here = path.dirname(fileURLToPath(import.meta.url));
+const extension = path.extname(fileURLToPath(import.meta.url));
+const processes = {
+  web: path.join(here, '..', 'api', `server${extension}`),
+  worker: path.join(here, `worker${extension}`),
+};
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const log = pino({ level: config.log.level, base: { process: 'start' } });
+  let database: EmbeddedDatabase | undefined;
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    const dir = path.join(config.dataDir, 'db');
+    log.info({ dir }, 'starting the embedded PostgreSQL');
+    database = await startEmbeddedPostgres({ dir, port: await freePort(), log: (line) => log.debug({ postgres: line.trim() }) });
+    databaseUrl = database.url;
+  }
+  const children = new Map<string, ChildProcess>();
+  let stopping = false;
+  const stopAll = async (code: number): Promise<never> => {
+    if (!stopping) {
+      stopping = true;
+      await Promise.all([...children.values()].map((child) => terminate(child)));
+      if (database) await database.stop();
+      log.info('stopped');
+    }
+    process.exit(code);
+  };
+  for (const [name, entry] of Object.entries(processes)) {
+    const child = spawn(process.execPath, [...process.execArgv, entry], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, HEARTH_DATA_DIR: config.dataDir },
+      stdio: 'inherit',
+    });
+    children.set(name, child);
+    child.on('exit', (code, signal) => {
+      children.delete(name);
+      if (!stopping) {
+        log.error({ process: name, code, signal }, 'a process stopped; stopping the others');
+        void stopAll(1);
+      }
+    });
+  }
+  process.on('SIGTERM', () => void stopAll(0));
+  process.on('SIGINT', () => void stopAll(0));
+}
+
+function terminate(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
