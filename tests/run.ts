@@ -1,0 +1,77 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { createDataSource, migrate } from '../db/data-source.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js';
+import { createQueue, startQueue } from '../jobs/queue.js';
+
+/**
+ * `npm test`: a real PostgreSQL (embedded unless DATABASE_URL is set), one migrated template database
+ * (schema, pg-boss and its queues), then ava. Each test file clones the template in milliseconds.
+ */
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function withDatabase(url: string, name: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${name}`;
+  return parsed.toString();
+}
+
+async function main(): Promise<number> {
+  let embedded: EmbeddedDatabase | undefined;
+  let scratch: string | undefined;
+  let adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    scratch = mkdtempSync(path.join(os.tmpdir(), 'hearth-test-'));
+    chmodSync(scratch, 0o755);
+    embedded = await startEmbeddedPostgres({ dir: path.join(scratch, 'db'), port: await freePort() });
+    adminUrl = embedded.url;
+  }
+  const template = `hearth_tpl_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${template}`);
+    const templateUrl = withDatabase(adminUrl, template);
+    const ds = createDataSource(templateUrl, 'hearth-test-template');
+    await ds.initialize();
+    await migrate(ds);
+    await ds.destroy();
+    const boss = createQueue({ connectionString: templateUrl, role: 'web' });
+    await startQueue(boss);
+    await boss.stop({ graceful: false, wait: true });
+
+    const ava = spawn(process.execPath, [path.join('node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...process.argv.slice(2)], {
+      stdio: 'inherit',
+      env: { ...process.env, HEARTH_TEST_ADMIN_URL: adminUrl, HEARTH_TEST_TEMPLATE: template },
+    });
+    return await new Promise<number>((resolve) => ava.on('exit', (code) => resolve(code ?? 1)));
+  } finally {
+    const leftovers = await admin.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`,
+      [`hearth_t_${process.pid}\\_%`, template],
+    );
+    for (const { datname } of leftovers.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    await admin.end();
+    if (embedded) await embedded.stop();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
