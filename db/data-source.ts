@@ -40,6 +40,10 @@ export interface Queryable {
 /** A transaction handle: TypeORM's manager plus the executor pg-boss uses to insert jobs on the same connection. */
 export interface Tx extends JobTx, Queryable {
   manager: EntityManager;
+  /** Undo work outside the database (a git directory, a blob) if the transaction does not commit. */
+  onRollback(undo: () => Promise<void>): void;
+  /** Work outside the database that may only happen once the change is durable (removing a directory). */
+  afterCommit(then: () => Promise<void>): void;
 }
 
 /** What model operations need from their process: the database (and a pooled reader on it) and the queue. */
@@ -57,7 +61,26 @@ export function poolReader(ds: DataSource): Queryable {
   };
 }
 
-export async function inTx<T>(store: Store, work: (tx: Tx) => Promise<T>): Promise<T> {
+export async function inTx<T>(store: Pick<Store, 'ds' | 'boss'>, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const undos: Array<() => Promise<void>> = [];
+  const thens: Array<() => Promise<void>> = [];
+  let result: T;
+  try {
+    result = await runTx(store, { undos, thens }, work);
+  } catch (error) {
+    for (const undo of undos.reverse()) await undo().catch(() => undefined);
+    throw error;
+  }
+  for (const then of thens) await then();
+  return result;
+}
+
+interface Hooks {
+  undos: Array<() => Promise<void>>;
+  thens: Array<() => Promise<void>>;
+}
+
+async function runTx<T>(store: Pick<Store, 'ds' | 'boss'>, { undos, thens }: Hooks, work: (tx: Tx) => Promise<T>): Promise<T> {
   return store.ds.transaction(async (manager) => {
     const runner = manager.queryRunner!;
     const query = async <R>(sql: string, params?: unknown[]): Promise<R[]> => {
@@ -69,6 +92,8 @@ export async function inTx<T>(store: Store, work: (tx: Tx) => Promise<T>): Promi
       boss: store.boss,
       query,
       jobDb: { executeSql: async (text, values) => ({ rows: await query(text, values) }) },
+      onRollback: (undo) => undos.push(undo),
+      afterCommit: (then) => thens.push(then),
     };
     return work(tx);
   });

@@ -1,8 +1,10 @@
+import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Actor, ActorDeps } from '../actors/actor.js';
 import type { Config } from '../db/config.js';
 import type { Store } from '../db/data-source.js';
+import { GitStore } from '../db/git-store.js';
 import { jobs, jobNames, type JobName } from '../jobs/catalogue.js';
 import { listenForJobs } from '../jobs/queue.js';
 
@@ -24,7 +26,7 @@ export function actorDeps(store: Store, config: Config, log: Logger): ActorDeps 
   const mail = enabled && smtpAddr
     ? nodemailer.createTransport({ host: smtpAddr, port: smtpPort ?? 25, secure: smtpPort === 465, ignoreTLS: smtpPort !== 465 && smtpPort !== 587 })
     : null;
-  return { ...store, config, log, mail };
+  return { ...store, config, log, mail, git: new GitStore(path.join(config.dataDir, 'git')) };
 }
 
 export interface Subscription {

@@ -1,6 +1,6 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { forbidden, invalid, unauthorized } from '../../db/errors.js';
+import { forbidden, invalid, notFound, unauthorized } from '../../db/errors.js';
 import { scopeAllows } from '../../db/scopes.js';
 import type { Caller } from '../auth/caller.js';
 import type { Deps } from '../deps.js';
@@ -13,7 +13,7 @@ export const expressPath = (path: string): string => path.replace(/\{(\w+)\}/g, 
 /** Builds the router for a set of declarations: guards, validation, the handler, then the reply. */
 export function mountRoutes(routes: RouteDefinition[], deps: Deps): Router {
   const router = Router();
-  for (const definition of routes) {
+  for (const definition of bySpecificity(routes)) {
     const query = definition.paginated
       ? (definition.query ?? z.object({})).extend(paginationQuery)
       : definition.query;
@@ -21,9 +21,10 @@ export function mountRoutes(routes: RouteDefinition[], deps: Deps): Router {
       try {
         const caller = res.locals.caller as Caller;
         checkGuards(definition, caller);
+        if (Object.values(req.params).some(hasNul)) throw notFound();
         const reply = await definition.handle({
-          body: definition.body ? parse(definition.body, req.body ?? {}) : undefined,
-          query: query ? parse(query, req.query) : {},
+          body: definition.body ? parse(definition.body, req.body ?? {}, 'body') : undefined,
+          query: query ? parse(query, req.query, 'query') : {},
           params: req.params as Record<string, string>,
           caller,
           deps,
@@ -52,11 +53,33 @@ function checkGuards(guards: Guards, caller: Caller): void {
   if (guards.admin && !caller.user?.is_admin) throw forbidden('user should be the site admin');
 }
 
-function parse<T>(schema: z.ZodType<T>, input: unknown): T {
+/**
+ * Express tries routes in registration order, so among paths of one shape a literal segment must come before a
+ * parameter at the same place (`/users/search` before `/users/{username}`), whatever order the areas declare them in.
+ */
+function bySpecificity(routes: RouteDefinition[]): RouteDefinition[] {
+  const shape = (path: string): number[] => path.split('/').map((segment) => (segment.startsWith('{') ? 1 : 0));
+  const compare = (a: number[], b: number[]): number => {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
+    return a.length - b.length;
+  };
+  return [...routes].sort((a, b) => compare(shape(a.path), shape(b.path)));
+}
+
+/** PostgreSQL text cannot hold NUL; such input is refused before it reaches a query. */
+function hasNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(hasNul);
+  if (value && typeof value === 'object') return Object.entries(value).some(([key, item]) => hasNul(key) || hasNul(item));
+  return false;
+}
+
+function parse<T>(schema: z.ZodType<T>, input: unknown, where: 'body' | 'query'): T {
+  if (hasNul(input)) throw invalid(`[${where}]: text must not contain NUL characters`);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const field = issue.path.length ? issue.path.join('.') : 'body';
+  const field = issue.path.length ? issue.path.join('.') : where;
   throw invalid(`[${field}]: ${issue.message}`);
 }
 

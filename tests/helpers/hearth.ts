@@ -12,6 +12,7 @@ import type { Deps } from '../../api/deps.js';
 import { openStore, type OpenStore } from '../../db/boot.js';
 import { loadConfig, type Config } from '../../db/config.js';
 import { inTx } from '../../db/data-source.js';
+import { GitStore } from '../../db/git-store.js';
 import { createToken } from '../../db/models/tokens.js';
 import { createUser } from '../../db/models/users.js';
 import type { UserRow } from '../../db/models/user-row.js';
@@ -92,7 +93,7 @@ export async function startHearth(t: ExecutionContext, settings: Record<string, 
   });
   const log = pino({ level: process.env.HEARTH_TEST_LOG ?? 'silent' });
   const store = await openStore(databaseUrl, 'web');
-  const deps: Deps = { ...store, config, log };
+  const deps: Deps = { ...store, config, log, git: new GitStore(path.join(dataDir, 'git')) };
   server.on('request', createApp(deps));
   const subscriptions: Subscription[] = [];
   t.teardown(async () => {

@@ -1,0 +1,44 @@
+import { mkdir, rename, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { gitOk } from './git/run.js';
+
+/**
+ * Where bare repositories live: `$HEARTH_DATA_DIR/git/<owner>/<repo>.git`, lower-cased. Everything that
+ * touches the directory layout goes through here, so the store can later move to shared storage.
+ */
+export class GitStore {
+  constructor(readonly root: string) {}
+
+  pathOf(owner: string, repo: string): string {
+    return path.join(this.root, owner.toLowerCase(), `${repo.toLowerCase()}.git`);
+  }
+
+  exists(owner: string, repo: string): boolean {
+    return existsSync(this.pathOf(owner, repo));
+  }
+
+  /** A new empty bare repository whose HEAD names `defaultBranch`. */
+  async init(owner: string, repo: string, defaultBranch: string, objectFormat: 'sha1' | 'sha256' = 'sha1'): Promise<string> {
+    const dir = this.pathOf(owner, repo);
+    if (existsSync(dir)) throw new Error(`repository directory already exists: ${dir}`);
+    await mkdir(path.dirname(dir), { recursive: true });
+    await gitOk(['init', '--bare', '--quiet', `--object-format=${objectFormat}`, `--initial-branch=${defaultBranch}`, dir], { cwd: path.dirname(dir) });
+    await gitOk(['config', 'receive.advertisePushOptions', 'true'], { cwd: dir });
+    await gitOk(['config', 'uploadpack.allowFilter', 'true'], { cwd: dir });
+    await gitOk(['config', 'uploadpack.allowAnySHA1InWant', 'true'], { cwd: dir });
+    return dir;
+  }
+
+  async remove(owner: string, repo: string): Promise<void> {
+    await rm(this.pathOf(owner, repo), { recursive: true, force: true });
+  }
+
+  async move(fromOwner: string, fromRepo: string, toOwner: string, toRepo: string): Promise<void> {
+    const from = this.pathOf(fromOwner, fromRepo);
+    const to = this.pathOf(toOwner, toRepo);
+    if (from === to) return;
+    await mkdir(path.dirname(to), { recursive: true });
+    await rename(from, to);
+  }
+}
