@@ -35,7 +35,7 @@ export async function openStore(databaseUrl: string, role: 'web' | 'worker'): Pr
   await migrate(ds);
   const boss = createQueue({ connectionString: databaseUrl, role });
   boss.on('error', () => undefined);
-  await startQueue(boss);
+  await startQueue(boss, databaseUrl);
   return {
     ds,
     db: poolReader(ds),

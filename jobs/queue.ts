@@ -27,16 +27,29 @@ export function createQueue({ connectionString, role }: QueueOptions): PgBoss {
   });
 }
 
-/** Starts pg-boss, makes sure every catalogued queue exists and that inserted jobs wake listening workers. */
-export async function startQueue(boss: PgBoss): Promise<void> {
+const setupLock = 7_302_002;
+
+/**
+ * Starts pg-boss, makes sure every catalogued queue exists and that inserted jobs wake listening workers.
+ * Web and worker boot together; a session advisory lock (on a connection of its own) keeps their
+ * queue and trigger DDL from deadlocking each other.
+ */
+export async function startQueue(boss: PgBoss, connectionString: string): Promise<void> {
   await boss.start();
-  const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
-  for (const name of jobNames) {
-    const definition: JobDefinition<unknown> = jobs[name];
-    if (existing.has(name)) await boss.updateQueue(name, { name, ...definition.queue });
-    else await boss.createQueue(name, { name, ...definition.queue });
+  const lock = new pg.Client({ connectionString, application_name: 'hearth-queue-setup' });
+  await lock.connect();
+  try {
+    await lock.query('SELECT pg_advisory_lock($1)', [setupLock]);
+    const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
+    for (const name of jobNames) {
+      const definition: JobDefinition<unknown> = jobs[name];
+      if (existing.has(name)) await boss.updateQueue(name, { name, ...definition.queue });
+      else await boss.createQueue(name, { name, ...definition.queue });
+    }
+    await installWakeTrigger(boss.getDb());
+  } finally {
+    await lock.end().catch(() => undefined);
   }
-  await installWakeTrigger(boss.getDb());
 }
 
 /**

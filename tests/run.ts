@@ -48,7 +48,7 @@ async function main(): Promise<number> {
     await migrate(ds);
     await ds.destroy();
     const boss = createQueue({ connectionString: templateUrl, role: 'web' });
-    await startQueue(boss);
+    await startQueue(boss, templateUrl);
     await boss.stop({ graceful: false, wait: true });
 
     const ava = spawn(process.execPath, [path.join('node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...process.argv.slice(2)], {
