@@ -1,5 +1,6 @@
 import type { Actor } from './actor.js';
+import { branchSync } from './branch-sync.js';
 import { mailer } from './mailer.js';
 
 /** Every actor. The worker refuses to start unless each catalogued job has exactly one of them. */
-export const allActors: Actor[] = [mailer as Actor];
+export const allActors: Actor[] = [mailer as Actor, branchSync as Actor];

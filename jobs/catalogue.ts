@@ -20,7 +20,24 @@ const mailPayload = z.object({
 });
 export type MailPayload = z.infer<typeof mailPayload>;
 
+const objectId = z.string().regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/);
+const branchSyncPayload = z.object({
+  /** One id per accepted push: the sync emits that push's events once, however often the job runs. */
+  pushId: z.uuid(),
+  repoId: z.number().int().positive(),
+  pusherId: z.number().int().positive(),
+  updates: z.array(z.object({ ref: z.string().min(1), oldSha: objectId, newSha: objectId })).min(1),
+});
+export type BranchSyncPayload = z.infer<typeof branchSyncPayload>;
+
 export const jobs = {
+  // Every push is synced (no singleton key); the actor serializes syncs of one repository itself.
+  'branch-sync': {
+    name: 'branch-sync',
+    payload: branchSyncPayload,
+    queue: { retryLimit: 10, retryDelay: 2, retryBackoff: true, expireInSeconds: 300 },
+    concurrency: 2,
+  } satisfies JobDefinition<BranchSyncPayload>,
   mail: {
     name: 'mail',
     payload: mailPayload,

@@ -1,0 +1,10 @@
+import { inTx } from '../db/data-source.js';
+import { syncPush } from '../db/models/branches.js';
+import type { Actor } from './actor.js';
+
+/** Brings branch rows, tag releases, emptiness and the default branch in line with one accepted push. */
+export const branchSync: Actor<'branch-sync'> = {
+  name: 'branch-sync',
+  job: 'branch-sync',
+  handle: (payload, deps) => inTx(deps, (tx) => syncPush(tx, deps.git, payload)),
+};

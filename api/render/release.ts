@@ -1,0 +1,99 @@
+import type { AttachmentRow } from '../../db/models/attachments.js';
+import type { ReleaseRow } from '../../db/models/releases.js';
+import type { RepoRow } from '../../db/models/repo-row.js';
+import type { UserRow } from '../../db/models/user-row.js';
+import { iso } from './time.js';
+import { renderUser, type ApiUser, type RenderContext } from './user.js';
+
+/** The Attachment definition of the Gitea 1.22 API description. */
+export interface ApiAttachment {
+  id: number;
+  name: string;
+  size: number;
+  download_count: number;
+  created_at: string;
+  uuid: string;
+  browser_download_url: string;
+}
+
+/** The Release definition of the Gitea 1.22 API description. */
+export interface ApiRelease {
+  id: number;
+  tag_name: string;
+  target_commitish: string;
+  name: string;
+  body: string;
+  url: string;
+  html_url: string;
+  tarball_url: string;
+  zipball_url: string;
+  upload_url: string;
+  draft: boolean;
+  prerelease: boolean;
+  created_at: string;
+  published_at: string;
+  author: ApiUser;
+  assets: ApiAttachment[];
+}
+
+/** The repository a release belongs to, as its URLs need it. */
+export interface ReleaseRepo {
+  repo: RepoRow;
+  owner: UserRow;
+}
+
+export function renderAttachment(attachment: AttachmentRow, { rootUrl }: RenderContext): ApiAttachment {
+  return {
+    id: attachment.id,
+    name: attachment.name,
+    size: attachment.size,
+    download_count: attachment.download_count,
+    created_at: iso(attachment.created),
+    uuid: attachment.uuid,
+    browser_download_url: `${rootUrl}attachments/${attachment.uuid}`,
+  };
+}
+
+/** Gitea's stand-in for a deleted account. */
+function renderGhost({ rootUrl }: RenderContext): ApiUser {
+  return {
+    id: -1, login: 'Ghost', login_name: '', source_id: 0, full_name: '', email: `ghost@noreply.${new URL(rootUrl).hostname}`,
+    avatar_url: `${rootUrl}assets/img/avatar_default.png`, html_url: `${rootUrl}Ghost`, language: '', is_admin: false,
+    last_login: iso(null), created: iso(null), restricted: false, active: false, prohibit_login: false, location: '',
+    website: '', description: '', visibility: 'public', followers_count: 0, following_count: 0, starred_repos_count: 0,
+  };
+}
+
+const escapeSegments = (text: string): string => text.split('/').map(encodeURIComponent).join('/');
+
+/** The publisher is shown as Gitea shows it to nobody in particular (no private address). */
+export function renderRelease(
+  release: ReleaseRow,
+  { repo, owner }: ReleaseRepo,
+  publisher: UserRow | null,
+  attachments: AttachmentRow[],
+  ctx: RenderContext,
+): ApiRelease {
+  const fullName = `${owner.name}/${repo.name}`;
+  const html = `${ctx.rootUrl}${fullName}`;
+  const url = `${ctx.rootUrl}api/v1/repos/${fullName}/releases/${release.id}`;
+  const tag = escapeSegments(release.tag_name);
+  return {
+    id: release.id,
+    tag_name: release.tag_name,
+    target_commitish: release.target,
+    name: release.title,
+    body: release.note,
+    url,
+    html_url: `${html}/releases/tag/${tag}`,
+    tarball_url: `${html}/archive/${tag}.tar.gz`,
+    zipball_url: `${html}/archive/${tag}.zip`,
+    upload_url: `${url}/assets`,
+    draft: release.is_draft,
+    prerelease: release.is_prerelease,
+    created_at: iso(release.created),
+    published_at: iso(release.created),
+    author: publisher ? renderUser(publisher, null, ctx) : renderGhost(ctx),
+    assets: attachments.map((a) => renderAttachment(a, ctx)),
+  };
+}

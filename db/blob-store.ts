@@ -1,0 +1,63 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { notFound } from './errors.js';
+
+/**
+ * Where uploaded files (attachments, later packages) live. Content is always streamed, never held whole in
+ * memory, so the store can move to S3-compatible object storage behind the same three operations.
+ */
+export interface BlobStore {
+  /** Stores the stream's bytes under `key` and answers their count; nothing is visible under `key` until it is complete. */
+  put(key: string, content: Readable): Promise<number>;
+  /** The stored bytes; a missing key throws a 404 before any byte is read. */
+  get(key: string): Promise<Readable>;
+  /** Removes the key; a missing key is not an error. */
+  delete(key: string): Promise<void>;
+}
+
+const safeKey = /^[A-Za-z0-9][A-Za-z0-9._-]{2,127}$/;
+
+/** Blobs as files: `<root>/<first two characters of the key>/<key>`, written to a temporary file and renamed into place. */
+export class FileBlobStore implements BlobStore {
+  constructor(readonly root: string) {}
+
+  pathOf(key: string): string {
+    if (!safeKey.test(key)) throw new Error(`invalid blob key: ${key}`);
+    return path.join(this.root, key.slice(0, 2), key);
+  }
+
+  async put(key: string, content: Readable): Promise<number> {
+    const target = this.pathOf(key);
+    const scratch = path.join(this.root, '.tmp');
+    await mkdir(scratch, { recursive: true });
+    await mkdir(path.dirname(target), { recursive: true });
+    const temp = path.join(scratch, `${key}.${randomBytes(6).toString('hex')}`);
+    try {
+      await pipeline(content, createWriteStream(temp, { flags: 'wx', flush: true }));
+      const { size } = await stat(temp);
+      await rename(temp, target);
+      return size;
+    } catch (error) {
+      await rm(temp, { force: true });
+      throw error;
+    }
+  }
+
+  async get(key: string): Promise<Readable> {
+    try {
+      const handle = await open(this.pathOf(key), 'r');
+      return handle.createReadStream();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(`blob ${key} does not exist`);
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+}
