@@ -1,3 +1,4 @@
+import { pipeline } from 'node:stream/promises';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { forbidden, invalid, notFound, unauthorized } from '../../db/errors.js';
@@ -7,8 +8,13 @@ import type { Deps } from '../deps.js';
 import { paginationQuery } from './pagination.js';
 import type { Guards, RouteDefinition } from './route.js';
 
-/** `{param}` → `:param`, so the declaration keeps Gitea's spelling. */
-export const expressPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
+/** `{param}` → `:param` (and the `rest` parameter → `*param`), so the declaration keeps Gitea's spelling. */
+export const expressPath = (path: string, rest?: string): string =>
+  path.replace(/\{(\w+)\}/g, (_, name: string) => (name === rest ? `*${name}` : `:${name}`));
+
+/** Express hands a `*param` over as its segments; handlers get the path back. */
+const paramsOf = (params: Record<string, string | string[]>): Record<string, string> =>
+  Object.fromEntries(Object.entries(params).map(([name, value]) => [name, Array.isArray(value) ? value.join('/') : value]));
 
 /** Builds the router for a set of declarations: guards, validation, the handler, then the reply. */
 export function mountRoutes(routes: RouteDefinition[], deps: Deps): Router {
@@ -17,7 +23,7 @@ export function mountRoutes(routes: RouteDefinition[], deps: Deps): Router {
     const query = definition.paginated
       ? (definition.query ?? z.object({})).extend(paginationQuery)
       : definition.query;
-    router[definition.method](expressPath(definition.path), async (req: Request, res: Response, next: NextFunction) => {
+    router[definition.method](expressPath(definition.path, definition.rest), async (req: Request, res: Response, next: NextFunction) => {
       try {
         const caller = res.locals.caller as Caller;
         checkGuards(definition, caller);
@@ -25,14 +31,16 @@ export function mountRoutes(routes: RouteDefinition[], deps: Deps): Router {
         const reply = await definition.handle({
           body: definition.body ? parse(definition.body, req.body ?? {}, 'body') : undefined,
           query: query ? parse(query, req.query, 'query') : {},
-          params: req.params as Record<string, string>,
+          params: paramsOf(req.params),
           caller,
           deps,
           req,
           res,
         });
         if (reply.headers) res.set(reply.headers);
-        if (reply.body === undefined) res.status(reply.status).end();
+        if (reply.content instanceof Buffer || typeof reply.content === 'string') res.status(reply.status).send(reply.content);
+        else if (reply.content) await pipeline(reply.content, res.status(reply.status));
+        else if (reply.body === undefined) res.status(reply.status).end();
         else res.status(reply.status).json(reply.body);
       } catch (error) {
         next(error);
@@ -55,15 +63,17 @@ function checkGuards(guards: Guards, caller: Caller): void {
 
 /**
  * Express tries routes in registration order, so among paths of one shape a literal segment must come before a
- * parameter at the same place (`/users/search` before `/users/{username}`), whatever order the areas declare them in.
+ * parameter at the same place (`/users/search` before `/users/{username}`), and a parameter before a `rest` one that
+ * may span several segments, whatever order the areas declare them in.
  */
 function bySpecificity(routes: RouteDefinition[]): RouteDefinition[] {
-  const shape = (path: string): number[] => path.split('/').map((segment) => (segment.startsWith('{') ? 1 : 0));
+  const shape = ({ path, rest }: RouteDefinition): number[] =>
+    path.split('/').map((segment) => (segment === `{${rest}}` ? 2 : segment.startsWith('{') ? 1 : 0));
   const compare = (a: number[], b: number[]): number => {
     for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i] - b[i];
     return a.length - b.length;
   };
-  return [...routes].sort((a, b) => compare(shape(a.path), shape(b.path)));
+  return [...routes].sort((a, b) => compare(shape(a), shape(b)));
 }
 
 /** PostgreSQL text cannot hold NUL; such input is refused before it reaches a query. */

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import { z } from 'zod';
 import type { Scope } from '../../db/scopes.js';
@@ -30,12 +31,16 @@ export interface Reply {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Bytes sent as they are (a raw file, an archive, a diff) instead of a JSON body; a stream is piped. */
+  content?: Buffer | string | Readable;
 }
 
 export interface RouteDefinition<B = unknown, Q = unknown> extends Guards {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
   /** Gitea's path, with `{param}` placeholders, relative to /api/v1. */
   path: string;
+  /** The last path parameter when it may span several segments (Gitea's `*`: a file path, a ref, a tag name). */
+  rest?: string;
   operationId: string;
   summary: string;
   tag: string;

@@ -1,0 +1,325 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import type { Readable } from 'node:stream';
+import git from 'isomorphic-git';
+import { gitEnv, gitOk, runGit } from './run.js';
+import { streamGit } from './stream.js';
+import {
+  ObjectReader,
+  parseTag,
+  type CommitObject,
+  type EntryType,
+  type ObjectFormat,
+  type ObjectType,
+  type Signature,
+  type TreeEntry,
+} from './objects.js';
+
+export const notesRef = 'refs/notes/commits';
+
+export interface RefInfo {
+  name: string;
+  oid: string;
+  type: ObjectType;
+}
+
+/** A tree entry found by its path from a commit's root. */
+export interface PathEntry extends TreeEntry {
+  path: string;
+}
+
+export interface ListedEntry extends PathEntry {
+  size: number;
+}
+
+export interface FileChange {
+  filename: string;
+  status: 'added' | 'removed' | 'modified';
+}
+
+export interface CommitChanges {
+  additions: number;
+  deletions: number;
+  files: FileChange[];
+}
+
+/** A tag as Gitea lists it: lightweight tags take the commit's message and committer time. */
+export interface TagInfo {
+  name: string;
+  /** The tag object for an annotated tag, else the commit. */
+  id: string;
+  /** The commit (or other object) the tag finally names. */
+  target: string;
+  message: string;
+  when: Signature | null;
+  annotated: boolean;
+}
+
+export interface NoteInfo {
+  message: Buffer;
+  /** The commit of the notes history that last changed this note. */
+  commit: CommitObject;
+}
+
+export interface LogQuery {
+  rev: string;
+  not?: string;
+  path?: string;
+  skip?: number;
+  max?: number;
+}
+
+/** Paths we look up are names, not patterns: `[`, `*` or a leading `:` mean themselves. */
+const literal = { GIT_LITERAL_PATHSPECS: '1' };
+
+const statusNames: Record<string, FileChange['status']> = { A: 'added', D: 'removed', M: 'modified', T: 'modified' };
+
+/**
+ * Reading one bare repository: refs, commits, trees, blobs, notes, logs and streams. Small reads go through
+ * the in-process object reader; walks over history, diffs and archives through the git CLI.
+ */
+export class GitReader {
+  readonly objects: ObjectReader;
+
+  constructor(
+    readonly dir: string,
+    readonly format: ObjectFormat,
+  ) {
+    this.objects = new ObjectReader(dir, format);
+  }
+
+  /** False for a repository without a single branch: nothing was ever committed (or everything was deleted). */
+  async hasBranches(): Promise<boolean> {
+    const branches = await git.listBranches({ fs, gitdir: this.dir });
+    return branches.length > 0;
+  }
+
+  async branchHead(name: string): Promise<string | null> {
+    return this.objects.refTarget(`refs/heads/${name}`);
+  }
+
+  async tagTarget(name: string): Promise<string | null> {
+    return this.objects.refTarget(`refs/tags/${name}`);
+  }
+
+  /** The commit `rev` names (branch, tag, full or short id), or null. */
+  async resolveCommit(rev: string): Promise<CommitObject | null> {
+    const oid = await this.objects.resolve(rev);
+    return oid ? this.objects.peelToCommit(oid) : null;
+  }
+
+  /** Every ref whose full name starts with `prefix`, sorted by name, with the type of the object it names. */
+  async listRefs(prefix = ''): Promise<RefInfo[]> {
+    const out = await gitOk(['for-each-ref', '--format=%(objectname) %(objecttype) %(refname)'], { cwd: this.dir });
+    const refs: RefInfo[] = [];
+    for (const line of out.split('\n')) {
+      if (!line) continue;
+      const [oid, type, ...name] = line.split(' ');
+      const full = name.join(' ');
+      if (full.startsWith(prefix)) refs.push({ name: full, oid, type: type as ObjectType });
+    }
+    return refs;
+  }
+
+  /** The entry at `path` in the commit's tree ('' is the root tree itself), or null. */
+  async entryAt(commit: CommitObject, path: string): Promise<PathEntry | null> {
+    let entry: PathEntry = { mode: '040000', type: 'tree', oid: commit.tree, name: '', path: '' };
+    if (!path) return entry;
+    const parts = path.split('/');
+    for (let i = 0; i < parts.length; i++) {
+      if (entry.type !== 'tree') return null;
+      const entries = await this.objects.readTree(entry.oid);
+      const found = entries?.find((candidate) => candidate.name === parts[i]);
+      if (!found) return null;
+      entry = { ...found, path: parts.slice(0, i + 1).join('/') };
+    }
+    return entry;
+  }
+
+  /** Entries of a tree with their sizes (`git ls-tree -l`); recursive lists sub-trees and their contents too. */
+  async listTree(treeish: string, { recursive = false, path = '' } = {}): Promise<ListedEntry[]> {
+    const args = ['ls-tree', '-l', '-z', ...(recursive ? ['-r', '-t'] : []), treeish];
+    const out = await runGit(path ? [...args, '--', `${path}/`] : args, { cwd: this.dir, env: literal });
+    if (out.code !== 0) throw new Error(`git ls-tree failed: ${out.stderr.trim()}`);
+    const entries: ListedEntry[] = [];
+    for (const record of out.stdout.toString('utf8').split('\0')) {
+      if (!record) continue;
+      const tab = record.indexOf('\t');
+      const [mode, type, oid, size] = record.slice(0, tab).split(/ +/);
+      const full = record.slice(tab + 1);
+      entries.push({
+        mode, type: type as EntryType, oid, path: full, name: full.slice(full.lastIndexOf('/') + 1),
+        size: size === '-' ? 0 : Number(size),
+      });
+    }
+    return entries;
+  }
+
+  async readBlob(oid: string): Promise<Buffer | null> {
+    const found = await this.objects.read(oid);
+    return found?.type === 'blob' ? found.data : null;
+  }
+
+  /** A blob's bytes as a stream, for files too large to hold in memory. */
+  streamBlob(oid: string): Readable {
+    return streamGit(['cat-file', 'blob', oid], { cwd: this.dir });
+  }
+
+  /** The last commit at or before `commitId` that touched `path`. */
+  async lastCommitFor(commitId: string, path: string): Promise<string | null> {
+    if (!path) return commitId;
+    const out = await runGit(['log', '-1', '--format=%H', commitId, '--', path], { cwd: this.dir, env: literal });
+    return out.code === 0 ? out.stdout.toString('utf8').trim() || null : null;
+  }
+
+  /**
+   * For each direct child `name` of `dir`, the last commit that touched it: one history walk that stops once
+   * every name is found.
+   */
+  async lastCommitsFor(commitId: string, dir: string, names: string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    if (names.length === 0) return found;
+    const wanted = new Set(names);
+    const prefix = dir ? `${dir}/` : '';
+    const args = ['log', '--format=%x01%H', '--name-only', '-z', '--no-renames', commitId, ...(dir ? ['--', `${dir}/`] : [])];
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn('git', args, { cwd: this.dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...gitEnv, ...literal }, stdio: ['ignore', 'pipe', 'ignore'] });
+      let current = '';
+      let rest = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        const tokens = (rest + chunk.toString('utf8')).split('\0');
+        rest = tokens.pop() ?? '';
+        for (const raw of tokens) {
+          const token = raw.replace(/^\n/, '');
+          const marker = token.indexOf('\u0001');
+          if (marker !== -1) {
+            current = token.slice(marker + 1).split('\n')[0];
+            continue;
+          }
+          if (!token.startsWith(prefix)) continue;
+          const name = token.slice(prefix.length).split('/')[0];
+          if (wanted.has(name) && !found.has(name)) found.set(name, current);
+        }
+        if (found.size === wanted.size) child.kill();
+      });
+      child.on('error', reject);
+      child.on('close', () => resolve());
+    });
+    return found;
+  }
+
+  /** Commit ids from `rev` backwards, newest first (`git rev-list`), optionally limited to a path. */
+  async log({ rev, not, path, skip = 0, max }: LogQuery): Promise<string[]> {
+    const args = ['rev-list', `--skip=${skip}`, ...(max !== undefined ? [`--max-count=${max}`] : []), rev, ...(not ? ['--not', not] : [])];
+    const out = await gitOk(path ? [...args, '--', path] : args, { cwd: this.dir });
+    return out ? out.split('\n') : [];
+  }
+
+  async count({ rev, not, path }: LogQuery): Promise<number> {
+    const args = ['rev-list', '--count', rev, ...(not ? ['--not', not] : [])];
+    return Number(await gitOk(path ? [...args, '--', path] : args, { cwd: this.dir }));
+  }
+
+  async mergeBase(a: string, b: string): Promise<string | null> {
+    const out = await runGit(['merge-base', a, b], { cwd: this.dir });
+    return out.code === 0 ? out.stdout.toString('utf8').trim() : null;
+  }
+
+  /**
+   * Line counts (with rename detection, as Gitea's diff) and affected files (without it) of each commit against
+   * its first parent; a root commit against the empty tree. Two git processes for any number of commits.
+   */
+  async changesOf(ids: string[], { stats = true, files = true } = {}): Promise<Map<string, CommitChanges>> {
+    const changes = new Map<string, CommitChanges>(ids.map((id) => [id, { additions: 0, deletions: 0, files: [] }]));
+    if (ids.length === 0) return changes;
+    const base = ['show', '--diff-merges=first-parent', '--no-color', '--format=%x01%H'];
+    const [numstat, names] = await Promise.all([
+      stats ? gitOk([...base, '--numstat', '-M', ...ids], { cwd: this.dir }) : '',
+      files ? runGit([...base, '--name-status', '--no-renames', '-z', ...ids], { cwd: this.dir }) : null,
+    ]);
+    let current: CommitChanges | undefined;
+    for (const line of numstat.split('\n')) {
+      if (line.startsWith('\u0001')) current = changes.get(line.slice(1));
+      else if (current && line) {
+        const [added, deleted] = line.split('\t');
+        current.additions += Number(added) || 0;
+        current.deletions += Number(deleted) || 0;
+      }
+    }
+    if (names) {
+      const tokens = names.stdout.toString('utf8').split('\0');
+      current = undefined;
+      for (let i = 0; i < tokens.length; i++) {
+        const token = tokens[i].replace(/^\n/, '');
+        if (token.startsWith('\u0001')) current = changes.get(token.slice(1).trim());
+        else if (current && token) {
+          current.files.push({ filename: tokens[++i], status: statusNames[token[0]] ?? 'modified' });
+        }
+      }
+    }
+    return changes;
+  }
+
+  /** The note git keeps for `commitId` under refs/notes/commits (any fan-out), or null. */
+  async readNote(commitId: string): Promise<NoteInfo | null> {
+    const notesHead = await this.objects.refTarget(notesRef);
+    const notes = notesHead ? await this.objects.readCommit(notesHead) : null;
+    if (!notes) return null;
+    let tree = await this.objects.readTree(notes.tree);
+    let rest = commitId;
+    let path = '';
+    while (tree && rest.length > 2) {
+      const direct = tree.find((entry) => entry.name === rest && entry.type === 'blob');
+      if (direct) {
+        const message = await this.readBlob(direct.oid);
+        const last = await this.lastCommitFor(notes.oid, path + rest);
+        const commit = last ? await this.objects.readCommit(last) : null;
+        return message && commit ? { message, commit } : null;
+      }
+      const sub = tree.find((entry) => entry.name === rest.slice(0, 2) && entry.type === 'tree');
+      if (!sub) return null;
+      path += `${rest.slice(0, 2)}/`;
+      rest = rest.slice(2);
+      tree = await this.objects.readTree(sub.oid);
+    }
+    return null;
+  }
+
+  /**
+   * Tag names in Gitea's order (`--sort=-*creatordate`): annotated tags by the date of the commit they tag,
+   * newest first, then lightweight tags by name.
+   */
+  async listTagNames(): Promise<string[]> {
+    const out = await gitOk(['for-each-ref', '--sort=-*creatordate', '--format=%(refname:lstrip=2)', 'refs/tags'], { cwd: this.dir });
+    return out ? out.split('\n') : [];
+  }
+
+  async tagInfo(name: string): Promise<TagInfo | null> {
+    const oid = await this.tagTarget(name);
+    if (!oid) return null;
+    const found = await this.objects.read(oid);
+    if (!found) return null;
+    if (found.type === 'tag') {
+      const tag = parseTag(oid, found.data);
+      const target = await this.objects.peel(oid);
+      return { name, id: oid, target: target?.oid ?? tag.object, message: tag.message, when: tag.tagger, annotated: true };
+    }
+    const commit = found.type === 'commit' ? await this.objects.readCommit(oid) : null;
+    return { name, id: oid, target: oid, message: commit?.message ?? '', when: commit?.committer ?? null, annotated: false };
+  }
+
+  /** `git diff` (or `git show` for a root commit) or `git format-patch` of one commit, as Gitea sends them. */
+  rawDiff(commit: CommitObject, type: 'diff' | 'patch'): Readable {
+    const parent = commit.parents[0];
+    const args =
+      type === 'diff'
+        ? parent ? ['diff', '-M', parent, commit.oid] : ['show', commit.oid]
+        : parent ? ['format-patch', '--no-signature', '--stdout', `${commit.oid}...${parent}`] : ['format-patch', '--no-signature', '--stdout', '--root', commit.oid];
+    return streamGit(args, { cwd: this.dir });
+  }
+
+  /** `git archive` of a commit, streamed. */
+  archive(commitId: string, format: 'zip' | 'tar.gz', prefix: string): Readable {
+    return streamGit(['archive', `--format=${format}`, `--prefix=${prefix}`, commitId], { cwd: this.dir });
+  }
+}
