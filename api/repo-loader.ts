@@ -2,6 +2,7 @@ import { forbidden, notFound, unauthorized } from '../db/errors.js';
 import type { Queryable } from '../db/data-source.js';
 import { accessModeOf } from '../db/models/access.js';
 import { findRedirect, findRepo, findRepoById } from '../db/models/repos.js';
+import { findPendingTransfer } from '../db/models/transfers.js';
 import { accessModes, type AccessMode, type RepoRow } from '../db/models/repo-row.js';
 import { toUserRow, type UserRow } from '../db/models/user-row.js';
 import type { Caller } from './auth/caller.js';
@@ -19,19 +20,20 @@ async function loadUserById(db: Queryable, id: number): Promise<UserRow> {
   return toUserRow(raw);
 }
 
-/** Owner, the viewer's mode, the fork parent and mirror settings: what rendering a repository needs. */
+/** Owner, the viewer's mode, the fork parent, mirror settings and a pending transfer: what rendering a repository needs. */
 export async function viewOf(db: Queryable, repo: RepoRow, viewer: UserRow | null, depth = 0): Promise<RepoView> {
-  const [owner, mode, mirrors] = await Promise.all([
+  const [owner, mode, mirrors, transfer] = await Promise.all([
     loadUserById(db, repo.owner_id),
     accessModeOf(db, viewer, repo),
     repo.is_mirror ? db.query<MirrorInfo>('SELECT interval_seconds, enable_prune, updated FROM mirror WHERE repo_id = $1', [repo.id]) : [],
+    findPendingTransfer(db, repo.id),
   ]);
   let parent: RepoView | null = null;
   if (repo.fork_id && depth === 0) {
     const parentRepo = await findRepoById(db, repo.fork_id);
     if (parentRepo) parent = await viewOf(db, parentRepo, viewer, 1);
   }
-  return { repo, owner, mode, parent, mirror: mirrors[0] ?? null };
+  return { repo, owner, mode, parent, mirror: mirrors[0] ?? null, transfer };
 }
 
 /**

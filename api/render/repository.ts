@@ -1,5 +1,7 @@
 import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repo-row.js';
+import type { TeamView } from '../../db/models/teams.js';
 import type { UserRow } from '../../db/models/user-row.js';
+import { renderTeam, type ApiTeam } from './team.js';
 import { iso } from './time.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';
 
@@ -15,6 +17,13 @@ export interface MirrorInfo {
   updated: Date | null;
 }
 
+/** A pending transfer of the repository: who started it, who may accept it, the teams it would grant. */
+export interface RepoTransferView {
+  doer: UserRow;
+  recipient: UserRow;
+  teams: TeamView[];
+}
+
 /** Everything a repository's JSON needs besides the row. */
 export interface RepoView {
   repo: RepoRow;
@@ -22,6 +31,14 @@ export interface RepoView {
   mode: AccessMode;
   parent?: RepoView | null;
   mirror?: MirrorInfo | null;
+  transfer?: RepoTransferView | null;
+}
+
+/** The RepoTransfer definition of the Gitea 1.22 API description. */
+export interface ApiRepoTransfer {
+  doer: ApiUser;
+  recipient: ApiUser;
+  teams: ApiTeam[];
 }
 
 /** The Repository definition of the Gitea 1.22 API description. */
@@ -60,7 +77,7 @@ export interface ApiRepository {
   archived_at: string;
   permissions: ApiPermission;
   has_issues: boolean;
-  internal_tracker: RepoRow['internal_tracker'];
+  internal_tracker?: RepoRow['internal_tracker'];
   external_tracker?: Record<string, string>;
   has_wiki: boolean;
   external_wiki?: { external_wiki_url: string };
@@ -85,7 +102,7 @@ export interface ApiRepository {
   mirror_interval: string;
   object_format_name: string;
   mirror_updated: string;
-  repo_transfer: null;
+  repo_transfer: ApiRepoTransfer | null;
 }
 
 export function renderPermission(mode: AccessMode): ApiPermission {
@@ -101,6 +118,19 @@ export function formatDuration(seconds: number): string {
   return h ? `${h}h${m}m${s}s` : m ? `${m}m${s}s` : `${s}s`;
 }
 
+/** Gitea's ToRepoTransfer: the users as anyone sees them, the teams without their organization. */
+export function renderRepoTransfer(transfer: RepoTransferView, ctx: RenderContext): ApiRepoTransfer {
+  return {
+    doer: renderUser(transfer.doer, null, ctx),
+    recipient: renderUser(transfer.recipient, null, ctx),
+    teams: transfer.teams.map((team) => renderTeam(team, null, null, ctx)),
+  };
+}
+
+/**
+ * The issue tracker shows as internal_tracker or external_tracker (never both) and the wiki's external
+ * address only while the unit is on, as Gitea renders the one unit that is enabled.
+ */
 export function renderRepository(view: RepoView, viewer: UserRow | null, ctx: RenderContext): ApiRepository {
   const { repo, owner, mode, mirror } = view;
   const fullName = `${owner.name}/${repo.name}`;
@@ -141,10 +171,10 @@ export function renderRepository(view: RepoView, viewer: UserRow | null, ctx: Re
     archived_at: iso(repo.archived_at),
     permissions: renderPermission(mode),
     has_issues: repo.has_issues,
-    internal_tracker: repo.internal_tracker,
-    ...(repo.external_tracker ? { external_tracker: repo.external_tracker } : {}),
+    ...(repo.has_issues && !repo.external_tracker ? { internal_tracker: repo.internal_tracker } : {}),
+    ...(repo.has_issues && repo.external_tracker ? { external_tracker: repo.external_tracker } : {}),
     has_wiki: repo.has_wiki,
-    ...(repo.external_wiki ? { external_wiki: repo.external_wiki } : {}),
+    ...(repo.has_wiki && repo.external_wiki ? { external_wiki: repo.external_wiki } : {}),
     has_pull_requests: repo.has_pull_requests,
     has_projects: repo.has_projects,
     projects_mode: repo.projects_mode,
@@ -166,6 +196,6 @@ export function renderRepository(view: RepoView, viewer: UserRow | null, ctx: Re
     mirror_interval: mirror ? formatDuration(mirror.interval_seconds) : '',
     object_format_name: repo.object_format_name,
     mirror_updated: iso(mirror?.updated ?? null),
-    repo_transfer: null,
+    repo_transfer: view.transfer ? renderRepoTransfer(view.transfer, ctx) : null,
   };
 }

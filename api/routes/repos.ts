@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { inTx } from '../../db/data-source.js';
-import { invalid, notFound } from '../../db/errors.js';
+import { notFound } from '../../db/errors.js';
+import { readableReposCondition } from '../../db/models/access.js';
 import { editRepository } from '../../db/models/repo-edit.js';
 import { createRepository, deleteRepository } from '../../db/models/repos.js';
 import { accessModes, type RepoRow } from '../../db/models/repo-row.js';
@@ -56,19 +57,14 @@ const requestUrl = (ctx: Context<unknown, unknown>): string => new URL(ctx.req.o
 
 /** The creation shared by /user/repos, /admin/users/{username}/repos and (with organizations) /orgs/{org}/repos. */
 export async function createAndRender(deps: Deps, owner: UserRow, doer: UserRow, body: z.infer<typeof createRepoBody>) {
-  if (body.gitignores || body.license || body.issue_labels) {
-    throw invalid('gitignores, license and issue_labels templates are not available on this server');
-  }
   const repo = await inTx(deps, (tx) => createRepository(tx, deps, owner, doer, body));
   return created(renderRepository(await viewOf(deps.db, repo, doer), doer, deps.config));
 }
 
 async function listRepos(deps: Deps, ctx: Context<unknown, { page?: number; limit?: number }>, owner: UserRow, viewer: UserRow | null) {
   const page = pageOf(ctx.query);
-  const where = viewer && (viewer.is_admin || viewer.id === owner.id)
-    ? 'r.owner_id = $1'
-    : `r.owner_id = $1 AND (NOT r.is_private OR EXISTS (SELECT 1 FROM collaboration c WHERE c.repo_id = r.id AND c.user_id = $2))`;
-  const params = [owner.id, viewer?.id ?? 0];
+  const where = `r.owner_id = $1 AND ${readableReposCondition('r', '$2')}`;
+  const params = [owner.id, viewer?.id ?? null];
   const [{ count }] = await deps.db.query<{ count: number }>(`SELECT count(*)::int AS count FROM repository r WHERE ${where}`, params);
   const rows = await deps.db.query<RepoRow>(`SELECT r.* FROM repository r WHERE ${where} ORDER BY r.lower_name LIMIT $3 OFFSET $4`, [...params, page.limit, page.offset]);
   const views = await Promise.all(rows.map((row) => viewOf(deps.db, row, viewer)));
@@ -118,7 +114,7 @@ export const repoRoutes = [
     handle: async ({ deps, caller, params, body }) => {
       const loaded = await loadRepo(deps, caller, params.owner, params.repo);
       requireMode(loaded, accessModes.admin);
-      const ctx = { ...deps, minMirrorInterval: deps.config.mirror.minInterval };
+      const ctx = { ...deps, minMirrorInterval: deps.config.mirror.minInterval, appUrl: deps.config.rootUrl };
       const repo = await inTx(deps, (tx) => editRepository(tx, ctx, loaded.repo, doerOf(caller), body));
       return ok(renderRepository(await viewOf(deps.db, repo, caller.user), caller.user, deps.config));
     },

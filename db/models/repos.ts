@@ -1,11 +1,14 @@
 import type { Config } from '../config.js';
 import type { Queryable, Tx } from '../data-source.js';
-import { conflict, forbidden, invalid, isUniqueViolation, notFound } from '../errors.js';
+import { badRequest, conflict, forbidden, invalid, isUniqueViolation, notFound } from '../errors.js';
 import { emit } from '../events.js';
 import type { GitStore } from '../git-store.js';
 import { gitOk } from '../git/run.js';
+import { createLabel } from './labels.js';
+import { combineGitignores, fillLicense, findLabelTemplate, findLicense, readmeNames, renderReadme } from './repo-templates-data/index.js';
 import type { RepoRow } from './repo-row.js';
 import type { UserRow } from './user-row.js';
+import { watchRepository } from './watches.js';
 
 const reservedRepoNames = new Set(['.', '..', '-']);
 const reservedRepoSuffixes = ['.git', '.wiki', '.rss', '.atom'];
@@ -57,14 +60,20 @@ export interface RepoLimits {
   maxCreationLimit: number;
 }
 
-/** Gitea's CanCreateRepo: administrators always may; otherwise the per-user limit, or the global one when it is -1. */
-export async function assertCanCreateRepo(tx: Tx, owner: UserRow, limits: RepoLimits): Promise<void> {
-  if (owner.is_admin) return;
+/**
+ * Gitea's CanCreateRepo, as the limit `owner` has reached (null while they may create more): administrators
+ * never reach one; otherwise the per-user limit applies, or the global one when the user's is -1.
+ */
+export async function reachedRepoLimit(tx: Tx, owner: UserRow, limits: RepoLimits): Promise<number | null> {
+  if (owner.is_admin) return null;
   const [{ num_repos }] = await tx.query<{ num_repos: number }>('SELECT num_repos FROM "user" WHERE id = $1 FOR UPDATE', [owner.id]);
   const limit = owner.max_repo_creation > -1 ? owner.max_repo_creation : limits.maxCreationLimit;
-  if (limit > -1 && num_repos >= limit) {
-    throw forbidden(`cannot create repository: you have reached your limit of ${limit} repositories`);
-  }
+  return limit > -1 && num_repos >= limit ? limit : null;
+}
+
+export async function assertCanCreateRepo(tx: Tx, owner: UserRow, limits: RepoLimits): Promise<void> {
+  const limit = await reachedRepoLimit(tx, owner, limits);
+  if (limit !== null) throw forbidden(`cannot create repository: you have reached your limit of ${limit} repositories`);
 }
 
 export interface NewRepo {
@@ -74,6 +83,12 @@ export interface NewRepo {
   default_branch?: string;
   auto_init?: boolean;
   readme?: string;
+  /** With auto_init: comma-separated .gitignore template names. */
+  gitignores?: string;
+  /** With auto_init: the license template written as LICENSE. */
+  license?: string;
+  /** The label template whose labels the repository starts with. */
+  issue_labels?: string;
   template?: boolean;
   object_format_name?: 'sha1' | 'sha256';
   website?: string;
@@ -90,7 +105,9 @@ export interface RepoContext {
 
 /**
  * Creates the row and the bare repository together: if anything fails, neither remains.
- * `limit: false` skips the creation limit (forks when ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT is on).
+ * `limit: false` skips the creation limit (forks when ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT is on); an administrator
+ * doer is never limited (Gitea's `!doer.IsAdmin && !owner.CanCreateRepo()`). `adopt: true` takes over a
+ * directory already on disk instead of creating one, and never removes it.
  */
 export async function createRepository(
   tx: Tx,
@@ -98,12 +115,17 @@ export async function createRepository(
   owner: UserRow,
   doer: UserRow,
   input: NewRepo,
-  options: { limit?: boolean } = {},
+  options: { limit?: boolean; adopt?: boolean } = {},
 ): Promise<RepoRow> {
   assertUsableRepoName(input.name);
   const defaultBranch = input.default_branch || 'main';
   assertValidBranchName(defaultBranch);
-  if (options.limit !== false) await assertCanCreateRepo(tx, owner, { maxCreationLimit: ctx.config.repository.maxCreationLimit });
+  const initFiles = input.auto_init && !options.adopt ? planInitialFiles(owner, input) : null;
+  const labels = input.issue_labels ? findLabelTemplate(input.issue_labels) : null;
+  if (input.issue_labels && !labels) throw invalid(`label template does not exist [name: ${input.issue_labels}]`);
+  if (options.limit !== false && !doer.is_admin) {
+    await assertCanCreateRepo(tx, owner, { maxCreationLimit: ctx.config.repository.maxCreationLimit });
+  }
   let repo: RepoRow;
   try {
     [repo] = await tx.query<RepoRow>(
@@ -120,11 +142,16 @@ export async function createRepository(
     if (isUniqueViolation(error)) throw conflict('The repository with the same name already exists.');
     throw error;
   }
-  if (ctx.git.exists(owner.name, repo.name)) throw conflict(`The repository files already exist on disk: ${owner.name}/${repo.name}`);
-  tx.onRollback(() => ctx.git.remove(owner.name, repo.name));
-  await ctx.git.init(owner.name, repo.name, defaultBranch, repo.object_format_name as 'sha1' | 'sha256');
-  if (input.auto_init) {
-    const commit = await initialCommit(ctx.git.pathOf(owner.name, repo.name), defaultBranch, repo, doer, input.readme);
+  if (options.adopt) {
+    if (!ctx.git.exists(owner.name, repo.name)) throw notFound(`no repository files on disk for ${owner.name}/${repo.name}`);
+  } else {
+    if (ctx.git.exists(owner.name, repo.name)) throw conflict(`The repository files already exist on disk: ${owner.name}/${repo.name}`);
+    tx.onRollback(() => ctx.git.remove(owner.name, repo.name));
+    await ctx.git.init(owner.name, repo.name, defaultBranch, repo.object_format_name as 'sha1' | 'sha256');
+  }
+  for (const label of labels ?? []) await createLabel(tx, { repoId: repo.id }, label);
+  if (initFiles) {
+    const commit = await initialCommit(ctx.git.pathOf(owner.name, repo.name), defaultBranch, repo, doer, initFiles(repo));
     [repo] = await tx.query<RepoRow>('UPDATE repository SET is_empty = false WHERE id = $1 RETURNING *', [repo.id]);
     await tx.query(
       `INSERT INTO branch (repo_id, name, commit_id, commit_message, commit_time, pusher_id) VALUES ($1, $2, $3, $4, now(), $5)`,
@@ -132,16 +159,42 @@ export async function createRepository(
     );
   }
   await tx.query('UPDATE "user" SET num_repos = num_repos + 1 WHERE id = $1', [owner.id]);
+  repo = await watchRepository(tx, doer, repo);
   await emit(tx, { kind: 'repository.created', repoId: repo.id, doerId: doer.id, payload: { owner: owner.name, name: repo.name } });
   return repo;
 }
 
-/** Writes README.md as the first commit with git plumbing; no work tree is needed. */
-async function initialCommit(dir: string, branch: string, repo: RepoRow, doer: UserRow, readme?: string): Promise<string> {
-  if (readme && readme !== 'Default') throw invalid(`readme template does not exist: ${readme}`);
-  const text = `# ${repo.name}\n\n${repo.description}\n`;
-  const blob = await gitOk(['hash-object', '-w', '--stdin'], { cwd: dir, input: text });
-  const tree = await gitOk(['mktree'], { cwd: dir, input: `100644 blob ${blob}\tREADME.md\n` });
+/**
+ * What auto_init writes, checked before anything is created: the README template (an unknown one is Gitea's 400),
+ * the .gitignore templates and the license (unknown ones are 422), as a function of the new row.
+ */
+function planInitialFiles(owner: UserRow, input: NewRepo): (repo: RepoRow) => Record<string, string> {
+  const readme = input.readme || 'Default';
+  if (!(readmeNames as readonly string[]).includes(readme)) {
+    throw badRequest(`readme template does not exist, available templates: [${readmeNames.join(' ')}]`);
+  }
+  const gitignore = input.gitignores ? combineGitignores(input.gitignores) : null;
+  if (gitignore && 'unknown' in gitignore) throw invalid(`gitignore template does not exist [name: ${gitignore.unknown}]`);
+  const license = input.license || null;
+  if (license && findLicense(license) === null) throw invalid(`license template does not exist [name: ${license}]`);
+  return (repo) => {
+    const files: Record<string, string> = { 'README.md': renderReadme(repo) };
+    if (gitignore && 'text' in gitignore && gitignore.text) files['.gitignore'] = gitignore.text;
+    if (license) {
+      files.LICENSE = fillLicense(license, { owner: owner.name, repo: repo.name, year: String(new Date().getFullYear()) })!;
+    }
+    return files;
+  };
+}
+
+/** Writes the initial files (README.md, .gitignore, LICENSE) as the first commit with git plumbing; no work tree is needed. */
+async function initialCommit(dir: string, branch: string, repo: RepoRow, doer: UserRow, files: Record<string, string>): Promise<string> {
+  const entries: string[] = [];
+  for (const [name, text] of Object.entries(files)) {
+    const blob = await gitOk(['hash-object', '-w', '--stdin'], { cwd: dir, input: text });
+    entries.push(`100644 blob ${blob}\t${name}\n`);
+  }
+  const tree = await gitOk(['mktree'], { cwd: dir, input: entries.join('') });
   const identity = {
     GIT_AUTHOR_NAME: doer.full_name || doer.name, GIT_AUTHOR_EMAIL: doer.email,
     GIT_COMMITTER_NAME: doer.full_name || doer.name, GIT_COMMITTER_EMAIL: doer.email,
