@@ -1,19 +1,78 @@
 import type { Queryable } from '../data-source.js';
 import { accessModes, type AccessMode, type RepoRow } from './repo-row.js';
-import type { UserRow } from './user-row.js';
+import type { UnitKey } from './teams.js';
+import { visibilities, type UserRow } from './user-row.js';
 
 /**
  * The one place that decides what a user may do in a repository: ownership, site administration,
- * collaboration (and, once organizations exist, team membership). Used by every route and by git over HTTP.
+ * collaboration and team membership, within what the owner's visibility lets the user see (Gitea's
+ * GetUserRepoPermission). Used by every route and by git over HTTP.
+ *
+ * Organization owners (and members of admin teams) get owner mode on the organization's repositories; other
+ * team members the highest mode of their teams that include the repository. With `unit` (e.g. 'repo.code'),
+ * a non-admin team counts with its mode for that unit instead of its overall mode.
  */
-export async function accessModeOf(db: Queryable, user: UserRow | null, repo: RepoRow): Promise<AccessMode> {
-  const floor: AccessMode = repo.is_private ? accessModes.none : accessModes.read;
-  if (!user) return floor;
-  if (user.id === repo.owner_id) return accessModes.owner;
-  if (user.is_admin) return accessModes.admin;
-  const [row] = await db.query<{ mode: number }>(
-    'SELECT mode FROM collaboration WHERE repo_id = $1 AND user_id = $2',
-    [repo.id, user.id],
+export async function accessModeOf(db: Queryable, user: UserRow | null, repo: RepoRow, unit?: UnitKey): Promise<AccessMode> {
+  if (user && user.id === repo.owner_id) return accessModes.owner;
+  if (user?.is_admin) return accessModes.admin;
+  const [row] = await db.query<{ visibility: number; member: boolean; collaboration: number | null; team: number | null }>(
+    `SELECT o.visibility,
+       EXISTS (SELECT 1 FROM org_user ou WHERE ou.org_id = o.id AND ou.uid = $2) AS member,
+       (SELECT c.mode FROM collaboration c WHERE c.repo_id = $1 AND c.user_id = $2) AS collaboration,
+       (SELECT max(CASE WHEN t.authorize >= ${accessModes.admin} THEN ${accessModes.owner}
+                        WHEN $4::text IS NULL THEN t.authorize ELSE COALESCE(tu2.access_mode, 0) END)
+          FROM team t JOIN team_user tu ON tu.team_id = t.id AND tu.uid = $2
+          LEFT JOIN team_unit tu2 ON tu2.team_id = t.id AND tu2.type = $4
+          WHERE t.org_id = o.id
+            AND (t.includes_all_repositories OR EXISTS (SELECT 1 FROM team_repo tr WHERE tr.team_id = t.id AND tr.repo_id = $1))) AS team
+     FROM "user" o WHERE o.id = $3`,
+    [repo.id, user?.id ?? null, repo.owner_id, unit ?? null],
   );
-  return Math.max(floor, row?.mode ?? accessModes.none) as AccessMode;
+  if (!row) return accessModes.none;
+  const ownerVisible = isOwnerVisible(visibilities[row.visibility], user, row.member);
+  const granted = Math.max(row.collaboration ?? accessModes.none, row.team ?? accessModes.none);
+  if (!ownerVisible && row.collaboration === null) return accessModes.none;
+  const floor = !repo.is_private && ownerVisible && !user?.restricted ? accessModes.read : accessModes.none;
+  return Math.max(floor, granted) as AccessMode;
+}
+
+/**
+ * Gitea's HasOrgOrUserVisible for a caller who is neither the owner nor an administrator: public owners are
+ * visible to all, limited ones to signed-in users, private ones (and any owner, for a restricted user) only to members.
+ */
+function isOwnerVisible(visibility: (typeof visibilities)[number], viewer: UserRow | null, member: boolean): boolean {
+  if (!viewer) return visibility === 'public';
+  if (visibility === 'private' || viewer.restricted) return member;
+  return true;
+}
+
+/**
+ * SQL that is true when the user `userId` (a SQL expression) has been granted access to the repository row
+ * `repo` (an alias of `repository`) by someone: a collaboration, or a team of the owning organization that includes it.
+ * Ownership and public visibility are not grants.
+ */
+export function grantedAccessCondition(repo: string, userId: string): string {
+  return `(EXISTS (SELECT 1 FROM collaboration granted WHERE granted.repo_id = ${repo}.id AND granted.user_id = ${userId})
+    OR EXISTS (SELECT 1 FROM team granted_team JOIN team_user granted_member ON granted_member.team_id = granted_team.id
+      WHERE granted_member.uid = ${userId} AND granted_team.org_id = ${repo}.owner_id AND granted_team.authorize > 0
+        AND (granted_team.includes_all_repositories
+          OR EXISTS (SELECT 1 FROM team_repo granted_repo WHERE granted_repo.team_id = granted_team.id AND granted_repo.repo_id = ${repo}.id))))`;
+}
+
+/**
+ * SQL that is true for the rows of `repository` (aliased `repo`) the viewer may read: the same rule as
+ * accessModeOf, written once for lists and searches. `viewer` is a SQL expression for the viewer's id (a parameter such as
+ * `$2`, or a column) that is NULL for an anonymous caller.
+ */
+export function readableReposCondition(repo: string, viewer: string): string {
+  // typed once here: a parameter first met in `IS NULL` would otherwise have no type
+  const viewerId = `(${viewer})::bigint`;
+  const ownerVisible = `EXISTS (SELECT 1 FROM "user" repo_owner WHERE repo_owner.id = ${repo}.owner_id AND (
+    (${viewerId} IS NULL AND repo_owner.visibility = 0)
+    OR EXISTS (SELECT 1 FROM "user" viewer WHERE viewer.id = ${viewerId} AND NOT viewer.restricted AND (repo_owner.visibility < 2
+      OR EXISTS (SELECT 1 FROM org_user viewer_org WHERE viewer_org.org_id = repo_owner.id AND viewer_org.uid = viewer.id)))))`;
+  return `((NOT ${repo}.is_private AND ${ownerVisible}) OR (${viewerId} IS NOT NULL AND (
+    ${repo}.owner_id = ${viewerId}
+    OR EXISTS (SELECT 1 FROM "user" viewer WHERE viewer.id = ${viewerId} AND viewer.is_admin)
+    OR ${grantedAccessCondition(repo, viewerId)})))`;
 }
