@@ -5,8 +5,78 @@ import type { RouteDefinition } from './http/route.js';
 type JsonObject = Record<string, unknown>;
 
 function jsonSchema(schema: z.ZodType): JsonObject {
-  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { target: 'draft-4', io: 'input', unrepresentable: 'any' }) as JsonObject;
-  return rest;
+  return swaggerSchema(z.toJSONSchema(schema, { target: 'draft-4', io: 'input', unrepresentable: 'any' }) as JsonObject);
+}
+
+/** The keywords an OpenAPI 2.0 Schema Object may carry; JSON Schema has more, and a validator refuses them. */
+const schemaKeywords = new Set([
+  'format', 'title', 'description', 'default', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum',
+  'maxLength', 'minLength', 'pattern', 'maxItems', 'minItems', 'uniqueItems', 'maxProperties', 'minProperties', 'required',
+  'enum', 'type', 'items', 'allOf', 'properties', 'additionalProperties', 'readOnly', 'example',
+]);
+
+/**
+ * Brings a draft-4 JSON Schema down to what OpenAPI 2.0 can say: a union becomes one schema (enums of one type are
+ * merged, a nullable branch becomes `x-nullable`, anything else is left untyped), `const` becomes a one-value enum,
+ * and keywords OpenAPI 2.0 lacks are dropped.
+ */
+function swaggerSchema(input: JsonObject): JsonObject {
+  const source: JsonObject = { ...input };
+  let nullable = false;
+  if (Array.isArray(source.type)) {
+    const types = (source.type as string[]).filter((type) => type !== 'null');
+    nullable = types.length < (source.type as string[]).length;
+    source.type = types.length === 1 ? types[0] : undefined;
+  }
+  if (source.type === 'null') {
+    nullable = true;
+    delete source.type;
+  }
+  if ('const' in source) source.enum = [source.const];
+  const union = (source.anyOf ?? source.oneOf) as JsonObject[] | undefined;
+  if (union) {
+    const branches = union.filter((branch) => branch.type !== 'null');
+    nullable ||= branches.length < union.length;
+    Object.assign(source, mergeBranches(branches.map(swaggerSchema)), { description: source.description });
+  }
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (value === undefined || !schemaKeywords.has(key)) continue;
+    if (key === 'properties') {
+      out.properties = Object.fromEntries(Object.entries(value as Record<string, JsonObject>).map(([name, property]) => [name, swaggerSchema(property)]));
+    } else if (key === 'items') {
+      out.items = swaggerSchema(Array.isArray(value) ? ((value[0] as JsonObject | undefined) ?? {}) : (value as JsonObject));
+    } else if (key === 'allOf') {
+      out.allOf = (value as JsonObject[]).map(swaggerSchema);
+    } else if (key === 'additionalProperties' && typeof value === 'object') {
+      out.additionalProperties = swaggerSchema(value as JsonObject);
+    } else {
+      out[key] = value;
+    }
+  }
+  if (nullable) out['x-nullable'] = true;
+  return out;
+}
+
+function mergeBranches(branches: JsonObject[]): JsonObject {
+  if (branches.length === 1) return branches[0];
+  const types = new Set(branches.map((branch) => branch.type));
+  if (types.size !== 1 || branches.some((branch) => branch.type === undefined)) return {};
+  const type = branches[0].type;
+  if (branches.every((branch) => Array.isArray(branch.enum))) {
+    return { type, enum: [...new Set(branches.flatMap((branch) => branch.enum as unknown[]))] };
+  }
+  return { type };
+}
+
+/** OpenAPI 2.0 query parameters are scalars, or arrays of scalars repeated as `name=a&name=b`. */
+function queryParameterType(property: JsonObject): JsonObject {
+  const scalar = (type: unknown): string => (typeof type === 'string' && ['string', 'number', 'integer', 'boolean'].includes(type) ? type : 'string');
+  if (property.type === 'array') {
+    const items = (property.items ?? {}) as JsonObject;
+    return { type: 'array', items: { type: scalar(items.type) }, collectionFormat: 'multi' };
+  }
+  return { type: scalar(property.type) };
 }
 
 function parameters(route: RouteDefinition): JsonObject[] {
@@ -17,10 +87,10 @@ function parameters(route: RouteDefinition): JsonObject[] {
   if (query) {
     const schema = jsonSchema(query) as { properties?: Record<string, JsonObject>; required?: string[] };
     for (const [name, property] of Object.entries(schema.properties ?? {})) {
-      const { type, enum: values, format } = property;
+      const { enum: values, format } = property;
       params.push({
         name, in: 'query', required: schema.required?.includes(name) ?? false,
-        type: typeof type === 'string' ? type : 'string', ...(values ? { enum: values } : {}), ...(format ? { format } : {}),
+        ...queryParameterType(property), ...(values ? { enum: values } : {}), ...(format ? { format } : {}),
       });
     }
   }

@@ -20,6 +20,15 @@ export function passwordAlgorithm(setting: string): string {
   return algo;
 }
 
+function isSupportedAlgorithm(algo: string): boolean {
+  try {
+    passwordAlgorithm(algo);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export interface PasswordHash {
   passwd: string;
   salt: string;
@@ -31,8 +40,9 @@ export async function hashPassword(password: string, algo: string): Promise<Pass
   return { passwd: await derive(password, salt, algo), salt, passwd_hash_algo: algo };
 }
 
+/** A hash this build cannot compute (an imported bcrypt or argon2 one, say) never matches: the login fails, nothing crashes. */
 export async function verifyPassword(password: string, stored: PasswordHash): Promise<boolean> {
-  if (!stored.passwd || !stored.passwd_hash_algo) return false;
+  if (!stored.passwd || !stored.passwd_hash_algo || !isSupportedAlgorithm(stored.passwd_hash_algo)) return false;
   const candidate = Buffer.from(await derive(password, stored.salt, stored.passwd_hash_algo), 'hex');
   const expected = Buffer.from(stored.passwd, 'hex');
   return candidate.length === expected.length && timingSafeEqual(candidate, expected);

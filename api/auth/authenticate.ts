@@ -69,6 +69,7 @@ async function byBasic(deps: Deps, encoded: string, otp: string | undefined): Pr
   const colon = decoded.indexOf(':');
   const login = colon < 0 ? decoded : decoded.slice(0, colon);
   const password = colon < 0 ? '' : decoded.slice(colon + 1);
+  if (decoded.includes('\u0000')) throw unauthorized(badCredentials);
   // A token may stand in the password (or, as git clients do, in the user name with an empty password).
   for (const candidate of [password, password === '' || password === 'x-oauth-basic' ? login : '']) {
     if (!/^[0-9a-f]{40}$/.test(candidate)) continue;

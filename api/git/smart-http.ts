@@ -150,7 +150,7 @@ async function resolveTarget(deps: Deps, req: Request, res: Response, service: S
   const owner = String(req.params.owner);
   const name = String(req.params.repo).replace(/\.git$/i, '');
   const repo = (await findRepo(deps.db, owner, name)) ?? (await findRedirect(deps.db, owner, name));
-  const mode = repo ? await accessModeOf(deps.db, caller.user, repo) : accessModes.none;
+  const mode = repo ? await accessModeOf(deps.db, caller.user, repo, 'repo.code') : accessModes.none;
   if (!repo || mode < accessModes.read) {
     if (!caller.user) throw unauthorized('authentication required');
     throw notFound();

@@ -38,7 +38,7 @@ const editUserBody = z.object({
   allow_git_hook: z.boolean().optional(),
   allow_import_local: z.boolean().optional(),
   allow_create_organization: z.boolean().optional(),
-  max_repo_creation: z.number().int().optional(),
+  max_repo_creation: z.number().int().max(2 ** 31 - 1).optional(),
   prohibit_login: z.boolean().optional(),
   restricted: z.boolean().optional(),
   visibility: visibility.optional(),
@@ -62,7 +62,7 @@ export const adminUserRoutes = [
         notify: send_notify ? { rootUrl: deps.config.rootUrl } : undefined,
       };
       const user = await inTx(deps, (tx) =>
-        createUser(tx, { ...input, must_change_password: input.must_change_password ?? false, created_at: created_at ? new Date(created_at) : undefined }, options),
+        createUser(tx, { ...input, must_change_password: input.must_change_password ?? true, created_at: created_at ? new Date(created_at) : undefined }, options),
       );
       return created(renderUser(user, caller.user, deps.config));
     },
@@ -92,11 +92,11 @@ export const adminUserRoutes = [
     method: 'delete', path: '/admin/users/{username}', operationId: 'adminDeleteUser', summary: 'Delete a user', tag: 'admin',
     ...admin, query: z.object({ purge: z.enum(['true', 'false']).transform((v) => v === 'true').optional() }),
     responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
-    handle: async ({ deps, caller, params }) => {
+    handle: async ({ deps, caller, params, query }) => {
       await inTx(deps, async (tx) => {
         const user = await getIndividualByName(tx, params.username);
         if (user.id === doerOf(caller).id) throw invalid('you cannot delete yourself');
-        await deleteUser(tx, user);
+        await deleteUser(tx, user, query.purge ? { ctx: deps, doer: doerOf(caller) } : null);
       });
       return noContent();
     },

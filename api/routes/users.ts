@@ -38,11 +38,6 @@ export const userRoutes = [
     scope: 'read:user', signedIn: true, responses: { 200: 'User' },
     handle: async ({ caller, deps }) => ok(renderUser(doerOf(caller), caller.user, deps.config)),
   }),
-  route({
-    method: 'get', path: '/users/{username}', operationId: 'userGet', summary: 'Get a user', tag: 'user',
-    scope: 'read:user', responses: { 200: 'User', 404: 'notFound' },
-    handle: async ({ caller, deps, params }) => ok(renderUser(await loadUser(deps, caller, params.username), caller.user, deps.config)),
-  }),
   route<undefined, { q?: string; uid?: number; page?: number; limit?: number }>({
     method: 'get', path: '/users/search', operationId: 'userSearch', summary: 'Search for users', tag: 'user',
     scope: 'read:user', paginated: true,
@@ -54,6 +49,11 @@ export const userRoutes = [
       const reply = paged([], total, page, requestUrl(ctx));
       return { ...reply, body: { ok: true, data: users.map((u) => renderUser(u, ctx.caller.user, ctx.deps.config)) } };
     },
+  }),
+  route({
+    method: 'get', path: '/users/{username}', operationId: 'userGet', summary: 'Get a user', tag: 'user',
+    scope: 'read:user', responses: { 200: 'User', 404: 'notFound' },
+    handle: async ({ caller, deps, params }) => ok(renderUser(await loadUser(deps, caller, params.username), caller.user, deps.config)),
   }),
   route({
     method: 'get', path: '/user/settings', operationId: 'getUserSettings', summary: 'Get user settings', tag: 'user',

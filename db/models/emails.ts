@@ -21,6 +21,7 @@ export async function listEmails(tx: Queryable, uid: number): Promise<EmailRow[]
 
 /** Adds addresses to a user; any invalid or taken address refuses the whole request. */
 export async function addEmails(tx: Tx, uid: number, emails: string[]): Promise<EmailRow[]> {
+  if (emails.length === 0) throw invalid('Email list empty');
   const unique = [...new Map(emails.map((e) => [e.toLowerCase(), e])).values()];
   for (const email of unique) assertValidEmail(email);
   const ids: number[] = [];
@@ -40,7 +41,7 @@ export async function addEmails(tx: Tx, uid: number, emails: string[]): Promise<
 }
 
 export async function deleteEmails(tx: Tx, uid: number, emails: string[]): Promise<void> {
-  for (const email of emails) {
+  for (const email of new Set(emails.map((e) => e.toLowerCase()))) {
     const [row] = await tx.query<{ is_primary: boolean }>(
       'SELECT is_primary FROM email_address WHERE uid = $1 AND lower_email = $2',
       [uid, email.toLowerCase()],

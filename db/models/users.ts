@@ -3,6 +3,7 @@ import { hashPassword, type PasswordHash } from '../crypto.js';
 import { invalid, isUniqueViolation, notFound } from '../errors.js';
 import { enqueue } from '../../jobs/queue.js';
 import { assertUsableName, assertValidEmail } from './names.js';
+import { releaseHoldings, type PurgeContext } from './orgs.js';
 import { toUserRow, userTypes, visibilities, type UserRow, type Visibility } from './user-row.js';
 
 export const minPasswordLength = 8;
@@ -74,7 +75,10 @@ export async function createUser(tx: Tx, input: NewUser, options: CreateUserOpti
       [user.id, input.email, input.email.toLowerCase()],
     );
   } catch (error) {
-    if (isUniqueViolation(error)) throw invalid(`user already exists [name: ${input.username}]`);
+    if (isUniqueViolation(error)) {
+      const emailTaken = (error as { constraint?: string }).constraint === 'email_address_lower_email_key';
+      throw invalid(emailTaken ? `e-mail already in use [email: ${input.email}]` : `user already exists [name: ${input.username}]`);
+    }
     throw error;
   }
   if (options.notify) {
@@ -178,11 +182,13 @@ export async function editUser(tx: Tx, user: UserRow, edit: UserEdit, passwordAl
     assertValidEmail(edit.email);
     await assertEmailAbsent(tx, edit.email, user.id);
     await tx.query('UPDATE email_address SET is_primary = false WHERE uid = $1', [user.id]);
-    await tx.query(
+    const claimed = await tx.query(
       `INSERT INTO email_address (uid, email, lower_email, is_activated, is_primary) VALUES ($1, $2, $3, true, true)
-       ON CONFLICT (lower_email) DO UPDATE SET is_primary = true`,
+       ON CONFLICT (lower_email) DO UPDATE SET is_primary = true WHERE email_address.uid = EXCLUDED.uid
+       RETURNING id`,
       [user.id, edit.email, edit.email.toLowerCase()],
     );
+    if (claimed.length === 0) throw invalid(`e-mail already in use [email: ${edit.email}]`);
     sets.email = edit.email;
   }
   return updateUserColumns(tx, user.id, sets);
@@ -231,9 +237,13 @@ export async function renameUser(tx: Tx, user: UserRow, newName: string): Promis
   }
 }
 
-/** Deletes a user; refused for the last administrator. Owned repositories are handled by later aggregates. */
-export async function deleteUser(tx: Tx, user: UserRow): Promise<void> {
+/**
+ * Deletes a user; refused for the last administrator. Without `purge`, a user who owns repositories or belongs to
+ * organizations is refused too; with it, those repositories and the organizations they alone own go as well.
+ */
+export async function deleteUser(tx: Tx, user: UserRow, purge: PurgeContext | null = null): Promise<void> {
   await assertAnotherAdmin(tx, user, `can not delete the last admin user [uid: ${user.id}]`);
+  await releaseHoldings(tx, user, purge);
   await tx.query(
     `UPDATE "user" u SET num_followers = num_followers - 1 FROM follow f WHERE f.user_id = $1 AND f.follow_id = u.id`,
     [user.id],
