@@ -6,6 +6,9 @@ import { mountRoutes } from './http/mount.js';
 import { openApiDocument } from './openapi.js';
 import { apiRoutes } from './routes/index.js';
 import { apiVersion } from './routes/misc.js';
+import { repoAvatarFiles } from './routes/repo-avatar.js';
+import { attachmentDownloads } from './routes/attachments-download.js';
+import { gitSmartHttp } from './git/smart-http.js';
 
 /** The web process's Express application. Nothing here starts listening; server.ts and tests do. */
 export function createApp(deps: Deps): Express {
@@ -33,6 +36,9 @@ export function createApp(deps: Deps): Express {
   api.use(mountRoutes(apiRoutes, deps));
   api.use(apiNotFound);
   app.use('/api/v1', api);
+  app.use(gitSmartHttp(deps));
+  app.use(repoAvatarFiles(deps));
+  app.use(attachmentDownloads(deps));
   app.use(errorHandler(deps.log, deps.config.rootUrl));
   return app;
 }

@@ -3,6 +3,7 @@ import { ensureBootAdmin, openStore, withSecretKey } from '../db/boot.js';
 import { loadConfig } from '../db/config.js';
 import { createApp } from './app.js';
 import { GitStore } from '../db/git-store.js';
+import { FileBlobStore } from '../db/blob-store.js';
 import path from 'node:path';
 
 /** The web process: serves the API until SIGTERM/SIGINT, then lets in-flight requests finish. */
@@ -12,7 +13,8 @@ async function main(): Promise<void> {
   if (!config.databaseUrl) throw new Error('DATABASE_URL is not set (npm start sets it for the embedded database)');
   const store = await openStore(config.databaseUrl, 'web');
   await ensureBootAdmin(store, config, log);
-  const server = createApp({ ...store, config, log, git: new GitStore(path.join(config.dataDir, 'git')) }).listen(config.port, () => {
+  const blobs = new FileBlobStore(path.join(config.dataDir, 'blobs'));
+  const server = createApp({ ...store, config, log, git: new GitStore(path.join(config.dataDir, 'git')), blobs }).listen(config.port, () => {
     log.info({ port: config.port, rootUrl: config.rootUrl }, 'web ready');
   });
   let stopping = false;

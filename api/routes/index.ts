@@ -4,6 +4,32 @@ import { miscRoutes } from './misc.js';
 import { repoRoutes } from './repos.js';
 import { tokenRoutes } from './tokens.js';
 import { userRoutes } from './users.js';
+import { releaseRoutes } from './releases.js';
+import { releaseAssetRoutes } from './release-assets.js';
+import { commitStatusRoutes } from './commit-statuses.js';
+import { collaboratorRoutes } from './collaborators.js';
+import { starRoutes } from './stars.js';
+import { watchRoutes } from './watches.js';
+import { topicRoutes } from './topics.js';
+import { repoSearchRoutes } from './repo-search.js';
+import { deployKeyRoutes } from './deploy-keys.js';
+import { repoAvatarRoutes } from './repo-avatar.js';
+import { activityFeedRoutes } from './activity-feeds.js';
+import { branchRoutes } from './branches.js';
+import { orgRoutes } from './orgs.js';
+import { teamRoutes } from './teams.js';
+import { orgLabelRoutes } from './org-labels.js';
+import { gitDataRoutes } from './git-data.js';
+import { contentsRoutes } from './contents.js';
+import { tagRoutes } from './tags.js';
+import { forkRoutes } from './forks.js';
+import { generateRoutes } from './generate.js';
+import { transferRoutes } from './transfers.js';
+import { templateInfoRoutes } from './templates-info.js';
+import { unadoptedRoutes } from './unadopted.js';
 
 /** Every /api/v1 route, in one table. An area adds its list here. */
-export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes];
+export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes, ...releaseRoutes, ...releaseAssetRoutes, ...commitStatusRoutes,
+  ...collaboratorRoutes, ...starRoutes, ...watchRoutes, ...topicRoutes, ...repoSearchRoutes, ...deployKeyRoutes, ...repoAvatarRoutes, ...activityFeedRoutes,
+  ...branchRoutes, ...orgRoutes, ...teamRoutes, ...orgLabelRoutes, ...gitDataRoutes, ...contentsRoutes, ...tagRoutes,
+  ...forkRoutes, ...generateRoutes, ...transferRoutes, ...templateInfoRoutes, ...unadoptedRoutes];

@@ -2,6 +2,10 @@ import { Foundation1732000000000 } from './1732000000000-foundation.js';
 import { TokenScopes1732000000001 } from './1732000000001-token-scopes.js';
 import { Repositories1732000001000 } from './1732000001000-repositories.js';
 import { ReleasesStatuses1732000001500 } from './1732000001500-releases-statuses.js';
+import { BranchProtection1732000002000 } from './1732000002000-branch-protection.js';
+import { StarsWatchesTopicsKeys1732000005000 } from './1732000005000-stars-watches-topics-keys.js';
+import { RepoTransfers1732000006000 } from './1732000006000-repo-transfers.js';
+import { Organizations1732000007000 } from './1732000007000-organizations.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -9,4 +13,8 @@ export const migrations = [
   TokenScopes1732000000001,
   Repositories1732000001000,
   ReleasesStatuses1732000001500,
+  BranchProtection1732000002000,
+  StarsWatchesTopicsKeys1732000005000,
+  RepoTransfers1732000006000,
+  Organizations1732000007000,
 ];

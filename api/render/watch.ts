@@ -1,0 +1,26 @@
+import type { RepoRow } from '../../db/models/repo-row.js';
+import type { WatchRow } from '../../db/models/watches.js';
+import { iso } from './time.js';
+import type { RenderContext } from './user.js';
+
+/** The WatchInfo definition. */
+export interface ApiWatchInfo {
+  subscribed: boolean;
+  ignored: boolean;
+  reason: null;
+  created_at: string;
+  url: string;
+  repository_url: string;
+}
+
+export function renderWatchInfo(watch: WatchRow, repo: Pick<RepoRow, 'owner_name' | 'name'>, { rootUrl }: RenderContext): ApiWatchInfo {
+  const repositoryUrl = `${rootUrl}api/v1/repos/${repo.owner_name}/${repo.name}`;
+  return {
+    subscribed: true,
+    ignored: false,
+    reason: null,
+    created_at: iso(watch.created),
+    url: `${repositoryUrl}/subscription`,
+    repository_url: repositoryUrl,
+  };
+}
