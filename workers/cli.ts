@@ -1,0 +1,197 @@
+import { parseArgs } from 'node:util';
+import { openStore, withSecretKey, type OpenStore } from '../db/boot.js';
+import { loadConfig, type Config } from '../db/config.js';
+import { inTx, type Queryable } from '../db/data-source.js';
+import { EmbeddedDatabaseBusy, openDatabase } from '../db/database-url.js';
+import { HttpError } from '../db/errors.js';
+import { createToken } from '../db/models/tokens.js';
+import { enrollTotp } from '../db/models/two-factor.js';
+import { visibilities, type UserRow } from '../db/models/user-row.js';
+import { createUser, editUser, getIndividualByName, searchUsers } from '../db/models/users.js';
+
+/**
+ * The admin command line: `npm run hearth -- admin user <command> [options]`. Each command runs the same
+ * model operations as the API, in one transaction, against DATABASE_URL or the embedded database.
+ */
+const usage = `Usage: npm run hearth -- admin user <command> [options]
+
+Commands:
+  create --username U --password P --email E [--admin] [--must-change-password]
+  change-password --username U --password P
+  list [--admin]
+  generate-access-token --username U [--token-name N] [--scopes all,read:user] [--raw]
+  enroll-totp --username U
+
+With DATABASE_URL unset, the embedded PostgreSQL under $HEARTH_DATA_DIR/db is started for the command;
+while \`npm start\` runs it, set DATABASE_URL instead.`;
+
+type Values = Record<string, string | boolean | undefined>;
+type OptionTypes = Record<string, { type: 'string' | 'boolean' }>;
+
+interface Context {
+  store: OpenStore;
+  config: Config;
+}
+
+interface Command {
+  options: OptionTypes;
+  /** Returns what to print. */
+  run(values: Values, context: Context): Promise<string>;
+}
+
+class UsageError extends Error {}
+
+const text = { type: 'string' } as const;
+const flag = { type: 'boolean' } as const;
+
+const commands: Record<string, Command> = {
+  create: {
+    options: { username: text, password: text, email: text, admin: flag, 'must-change-password': flag },
+    async run(values, { store, config }) {
+      const user = await inTx(store, (tx) =>
+        createUser(
+          tx,
+          {
+            username: required(values, 'username'),
+            password: required(values, 'password'),
+            email: required(values, 'email'),
+            is_admin: values.admin === true,
+            must_change_password: values['must-change-password'] === true,
+          },
+          { passwordAlgo: config.security.passwordHashAlgo },
+        ),
+      );
+      return `New user '${user.name}' has been successfully created!`;
+    },
+  },
+  'change-password': {
+    options: { username: text, password: text },
+    async run(values, { store, config }) {
+      const password = required(values, 'password');
+      const user = await inTx(store, async (tx) =>
+        editUser(tx, await getIndividualByName(tx, required(values, 'username')), { password }, config.security.passwordHashAlgo),
+      );
+      return `${user.name}'s password has been successfully updated!`;
+    },
+  },
+  list: {
+    options: { admin: flag },
+    async run(values, { store }) {
+      const users = (await allUsers(store.db)).filter((user) => values.admin !== true || user.is_admin);
+      const rows = users.map((user) => [String(user.id), user.name, user.email, String(user.is_admin)]);
+      return formatTable(['ID', 'Name', 'Email', 'Admin'], rows);
+    },
+  },
+  'generate-access-token': {
+    options: { username: text, 'token-name': text, scopes: text, raw: flag },
+    async run(values, { store }) {
+      const name = optional(values, 'token-name') ?? 'hearth-admin';
+      const scopes = [optional(values, 'scopes') ?? 'all'];
+      const { token } = await inTx(store, async (tx) =>
+        createToken(tx, await getIndividualByName(tx, required(values, 'username')), { name, scopes }),
+      );
+      return values.raw === true ? token : `Access token was successfully created: ${token}`;
+    },
+  },
+  'enroll-totp': {
+    options: { username: text },
+    async run(values, { store, config }) {
+      const { user, enrolment } = await inTx(store, async (tx) => {
+        const owner = await getIndividualByName(tx, required(values, 'username'));
+        return { user: owner, enrolment: await enrollTotp(tx, owner, config.security.secretKey) };
+      });
+      return [
+        `Two-factor authentication enrolled for ${user.name}; add it to an authenticator app:`,
+        `URI:    ${enrolment.uri}`,
+        `Secret: ${enrolment.secret}`,
+      ].join('\n');
+    },
+  },
+};
+
+function required(values: Values, name: string): string {
+  const value = optional(values, name);
+  if (value === undefined || value === '') throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function optional(values: Values, name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+const pageSize = 500;
+
+async function allUsers(db: Queryable): Promise<UserRow[]> {
+  const users: UserRow[] = [];
+  for (;;) {
+    const page = await searchUsers(db, { visible: [...visibilities], limit: pageSize, offset: users.length });
+    users.push(...page.users);
+    if (page.users.length === 0 || users.length >= page.total) return users;
+  }
+}
+
+function formatTable(header: string[], rows: string[][]): string {
+  const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
+  return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
+}
+
+/** Reads `admin user <command> [options]`; a mistake is reported before any database is touched. */
+function parseCommand(argv: string[]): { command: Command; values: Values } {
+  const [scope, noun, name, ...rest] = argv;
+  if (scope !== 'admin' || noun !== 'user' || name === undefined) throw new UsageError('expected: admin user <command>');
+  const command = commands[name];
+  if (!command) throw new UsageError(`unknown command: admin user ${name}`);
+  try {
+    const { values } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false });
+    return { command, values: values as Values };
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+async function execute(command: Command, values: Values): Promise<string> {
+  const config = withSecretKey(loadConfig());
+  const database = await openDatabase(config, {
+    onEmbeddedStart: (dir) => console.error(`starting the embedded PostgreSQL under ${dir}`),
+  });
+  try {
+    const store = await openStore(database.url, 'web');
+    try {
+      return await command.run(values, { store, config });
+    } finally {
+      await store.close();
+    }
+  } finally {
+    await database.stop();
+  }
+}
+
+/** The message an operator needs: a 404 names what is missing in its `errors`. */
+function describe(error: HttpError): string {
+  const details = error.extra.errors;
+  return Array.isArray(details) && details.length > 0 ? details.join('; ') : error.message;
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h') || argv.length === 0) {
+    console.log(usage);
+    return 0;
+  }
+  try {
+    const { command, values } = parseCommand(argv);
+    console.log(await execute(command, values));
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`${error.message}\n\n${usage}`);
+      return 2;
+    }
+    if (error instanceof HttpError) console.error(describe(error));
+    else if (error instanceof EmbeddedDatabaseBusy) console.error(error.message);
+    else console.error(error);
+    return 1;
+  }
+}
+
+main(process.argv.slice(2)).then((code) => process.exit(code));
