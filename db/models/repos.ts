@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import type { Queryable, Tx } from '../data-source.js';
 import { badRequest, conflict, forbidden, invalid, isUniqueViolation, notFound } from '../errors.js';
 import { emit } from '../events.js';
+import type { BlobStore } from '../blob-store.js';
 import type { GitStore } from '../git-store.js';
 import { gitOk } from '../git/run.js';
 import { createLabel } from './labels.js';
@@ -100,6 +101,7 @@ export interface NewRepo {
 
 export interface RepoContext {
   git: GitStore;
+  blobs: BlobStore;
   config: Pick<Config, 'repository'>;
 }
 
@@ -206,12 +208,16 @@ async function initialCommit(dir: string, branch: string, repo: RepoRow, doer: U
 
 /** Deletes the row (and everything hanging off it); the directory goes once the deletion is durable. */
 export async function deleteRepository(tx: Tx, ctx: RepoContext, repo: RepoRow, doer: UserRow): Promise<void> {
+  const attachments = await tx.query<{ uuid: string }>('SELECT uuid FROM attachment WHERE repo_id = $1', [repo.id]);
   const deleted = await tx.query('DELETE FROM repository WHERE id = $1 RETURNING id', [repo.id]);
   if (deleted.length === 0) throw notFound();
   await tx.query('UPDATE "user" SET num_repos = GREATEST(num_repos - 1, 0) WHERE id = $1', [repo.owner_id]);
   await tx.query('UPDATE repository SET num_forks = GREATEST(num_forks - 1, 0) WHERE id = $1', [repo.fork_id]);
   await emit(tx, { kind: 'repository.deleted', repoId: repo.id, doerId: doer.id, payload: { owner: repo.owner_name, name: repo.name } });
-  tx.afterCommit(() => ctx.git.remove(repo.owner_name, repo.name));
+  tx.afterCommit(async () => {
+    await ctx.git.remove(repo.owner_name, repo.name);
+    for (const { uuid } of attachments) await ctx.blobs.delete(uuid);
+  });
 }
 
 /** Renames in place; the old name keeps redirecting, and the directory moves with the row. */

@@ -276,3 +276,12 @@ test('an upload the client abandons leaves no file behind', async (t) => {
   t.deepEqual(await storedFiles(blobs), []);
   t.deepEqual(await hearth.store.db.query('SELECT 1 FROM attachment'), []);
 });
+
+test('deleting the repository removes its attachment files once the deletion is durable', async (t) => {
+  const { hearth, alice, releaseId, blobs } = await setUp(t);
+  const asset = await (await upload(hearth, releaseId, alice.bearer, form(randomBytes(1000), 'a.bin'))).json();
+  t.true(existsSync(blobs.pathOf(asset.uuid)));
+  t.is((await hearth.call('DELETE', '/repos/alice/tool', { auth: alice.bearer })).status, 204);
+  t.false(existsSync(blobs.pathOf(asset.uuid)));
+  t.deepEqual(await storedFiles(blobs), []);
+});
