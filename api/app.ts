@@ -7,6 +7,7 @@ import { openApiDocument } from './openapi.js';
 import { apiRoutes } from './routes/index.js';
 import { apiVersion } from './routes/misc.js';
 import { repoAvatarFiles } from './routes/repo-avatar.js';
+import { userAvatarFiles } from './routes/user-avatar.js';
 import { attachmentDownloads } from './routes/attachments-download.js';
 import { gitSmartHttp } from './git/smart-http.js';
 
@@ -31,6 +32,8 @@ export function createApp(deps: Deps): Express {
   });
 
   const api = express.Router();
+  // Gitea reads the body of /markdown/raw as it comes, whatever its content type says.
+  api.use('/markdown/raw', express.text({ limit: '10mb', type: () => true }));
   api.use(express.json({ limit: '10mb', type: ['application/json', 'text/plain'] }));
   api.use(authenticate(deps));
   api.use(mountRoutes(apiRoutes, deps));
@@ -38,6 +41,7 @@ export function createApp(deps: Deps): Express {
   app.use('/api/v1', api);
   app.use(gitSmartHttp(deps));
   app.use(repoAvatarFiles(deps));
+  app.use(userAvatarFiles(deps));
   app.use(attachmentDownloads(deps));
   app.use(errorHandler(deps.log, deps.config.rootUrl));
   return app;

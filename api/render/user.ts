@@ -35,7 +35,9 @@ export interface RenderContext {
   rootUrl: string;
 }
 
+/** An uploaded avatar is served under its blob key; anyone else gets the image generated for the hash of their address. */
 export function avatarUrl(user: Pick<UserRow, 'email' | 'avatar'>, rootUrl: string): string {
+  if (user.avatar.startsWith('avatar-')) return `${rootUrl}avatars/${encodeURIComponent(user.avatar)}`;
   const hash = createHash('md5').update(user.avatar || user.email.trim().toLowerCase()).digest('hex');
   return `${rootUrl}avatars/${hash}`;
 }

@@ -27,9 +27,23 @@ import { generateRoutes } from './generate.js';
 import { transferRoutes } from './transfers.js';
 import { templateInfoRoutes } from './templates-info.js';
 import { unadoptedRoutes } from './unadopted.js';
+import { userKeyRoutes } from './user-keys.js';
+import { gpgKeyRoutes } from './gpg-keys.js';
+import { userBlockRoutes } from './user-blocks.js';
+import { userAvatarRoutes } from './user-avatar.js';
+import { badgeRoutes } from './badges.js';
+import { markupRoutes } from './markup.js';
+import { nodeInfoRoutes } from './nodeinfo.js';
+import { signingKeyRoutes } from './signing-key.js';
+import { adminCronRoutes } from './admin-cron.js';
+import { oauth2AppRoutes } from './oauth2-apps.js';
+import { heatmapRoutes } from './heatmap.js';
+import { userFeedRoutes } from './user-feeds.js';
 
 /** Every /api/v1 route, in one table. An area adds its list here. */
 export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes, ...releaseRoutes, ...releaseAssetRoutes, ...commitStatusRoutes,
   ...collaboratorRoutes, ...starRoutes, ...watchRoutes, ...topicRoutes, ...repoSearchRoutes, ...deployKeyRoutes, ...repoAvatarRoutes, ...activityFeedRoutes,
   ...branchRoutes, ...orgRoutes, ...teamRoutes, ...orgLabelRoutes, ...gitDataRoutes, ...contentsRoutes, ...tagRoutes,
-  ...forkRoutes, ...generateRoutes, ...transferRoutes, ...templateInfoRoutes, ...unadoptedRoutes];
+  ...forkRoutes, ...generateRoutes, ...transferRoutes, ...templateInfoRoutes, ...unadoptedRoutes,
+  ...userKeyRoutes, ...gpgKeyRoutes, ...userBlockRoutes, ...userAvatarRoutes, ...badgeRoutes, ...markupRoutes, ...nodeInfoRoutes, ...signingKeyRoutes,
+  ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes];

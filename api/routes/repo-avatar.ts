@@ -11,7 +11,7 @@ import type { Deps } from '../deps.js';
 const avatarBody = z.object({ image: z.string() });
 
 /** Strict base64 (whitespace allowed between groups, as encoders wrap lines); Node's decoder would skip bad characters. */
-function decodeBase64(text: string): Buffer {
+export function decodeBase64(text: string): Buffer {
   const compact = text.replace(/\s+/g, '');
   if (!compact || compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(compact)) throw badRequest('image is not valid base64');
   return Buffer.from(compact, 'base64');

@@ -6,6 +6,7 @@ import { BranchProtection1732000002000 } from './1732000002000-branch-protection
 import { StarsWatchesTopicsKeys1732000005000 } from './1732000005000-stars-watches-topics-keys.js';
 import { RepoTransfers1732000006000 } from './1732000006000-repo-transfers.js';
 import { Organizations1732000007000 } from './1732000007000-organizations.js';
+import { UserExtras1732000008010 } from './1732000008010-user-extras.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -17,4 +18,5 @@ export const migrations = [
   StarsWatchesTopicsKeys1732000005000,
   RepoTransfers1732000006000,
   Organizations1732000007000,
+  UserExtras1732000008010,
 ];

@@ -22,6 +22,14 @@ export function imageTypeOf(bytes: Buffer): ImageType | null {
   return null;
 }
 
+/** Gitea's avatar rules, for repositories, users and organizations alike: at most 1 MiB, and an image it can read. */
+export function assertAvatarImage(image: Buffer): ImageType {
+  if (image.length > maxAvatarBytes) throw new HttpError(413, `the avatar is larger than ${maxAvatarBytes} bytes`);
+  const type = imageTypeOf(image);
+  if (!type) throw invalid('the avatar must be a PNG, JPEG, GIF or WebP image');
+  return type;
+}
+
 export interface AvatarStore {
   /** $HEARTH_DATA_DIR */
   dataDir: string;
@@ -39,8 +47,7 @@ export function repoAvatarPath(store: AvatarStore, hash: string): string | null 
  * transaction does not commit; the previous file goes once the change is durable.
  */
 export async function setRepoAvatar(tx: Tx, store: AvatarStore, repo: RepoRow, image: Buffer): Promise<RepoRow> {
-  if (image.length > maxAvatarBytes) throw new HttpError(413, `the avatar is larger than ${maxAvatarBytes} bytes`);
-  if (!imageTypeOf(image)) throw invalid('the avatar must be a PNG, JPEG, GIF or WebP image');
+  assertAvatarImage(image);
   const hash = createHash('sha256').update(`${repo.id}-`).update(image).digest('hex');
   const file = repoAvatarPath(store, hash)!;
   const [row] = await tx.query<RepoRow>('UPDATE repository SET avatar = $2, updated = now() WHERE id = $1 RETURNING *', [repo.id, hash]);

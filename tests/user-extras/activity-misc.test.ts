@@ -1,0 +1,114 @@
+import test from 'ava';
+import { startHearth } from '../helpers/hearth.js';
+
+test("a user's heatmap counts what they did in repositories the viewer can read, in quarter hours", async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const bob = await hearth.createUser('bob');
+  const root = await hearth.createUser('root', { admin: true });
+  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } });
+  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'secret', private: true } });
+  await hearth.call('PATCH', '/repos/alice/tools', { auth: alice.bearer, body: { name: 'toolbox' } });
+  await hearth.call('POST', '/user/repos', { auth: bob.bearer, body: { name: 'elsewhere' } });
+
+  const total = (body: Array<{ contributions: number }>): number => body.reduce((sum, point) => sum + point.contributions, 0);
+  const own = await hearth.call('GET', '/users/alice/heatmap', { auth: alice.bearer });
+  t.is(own.status, 200);
+  t.is(total(own.body), 3);
+  for (const point of own.body) {
+    t.is(point.timestamp % 900, 0);
+    t.true(Math.abs(point.timestamp - Date.now() / 1000) < 3600);
+  }
+  t.is(total((await hearth.call('GET', '/users/alice/heatmap', { auth: bob.bearer })).body), 2, 'the private repository is left out for others');
+  t.is(total((await hearth.call('GET', '/users/alice/heatmap')).body), 2);
+  t.is(total((await hearth.call('GET', '/users/bob/heatmap', { auth: alice.bearer })).body), 1);
+
+  await hearth.call('PATCH', '/user/settings', { auth: alice.bearer, body: { hide_activity: true } });
+  t.deepEqual((await hearth.call('GET', '/users/alice/heatmap', { auth: bob.bearer })).body, [], 'hidden activity');
+  t.is(total((await hearth.call('GET', '/users/alice/heatmap', { auth: alice.bearer })).body), 3);
+  t.is(total((await hearth.call('GET', '/users/alice/heatmap', { auth: root.bearer })).body), 3);
+  t.is((await hearth.call('GET', '/users/nobody/heatmap')).status, 404);
+});
+
+test("a user's activity feed: their own doings and their repositories' and watched ones', private ones only for them", async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const bob = await hearth.createUser('bob');
+  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } });
+  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'secret', private: true } });
+  await hearth.call('POST', '/user/repos', { auth: bob.bearer, body: { name: 'watched' } });
+  await hearth.call('POST', '/user/repos', { auth: bob.bearer, body: { name: 'ignored' } });
+  t.is((await hearth.call('PUT', '/repos/bob/watched/subscription', { auth: alice.bearer })).status, 200);
+
+  const feed = await hearth.call('GET', '/users/alice/activities/feeds', { auth: alice.bearer });
+  t.is(feed.status, 200);
+  t.deepEqual(feed.body.map((a: { repo: { full_name: string } }) => a.repo.full_name), ['bob/watched', 'alice/secret', 'alice/tools']);
+  t.like(feed.body[2], { op_type: 'create_repo', act_user: { login: 'alice' }, is_private: false });
+  t.is(feed.headers.get('x-total-count'), '3');
+  const performed = await hearth.call('GET', '/users/alice/activities/feeds?only-performed-by=true', { auth: alice.bearer });
+  t.deepEqual(performed.body.map((a: { repo: { full_name: string } }) => a.repo.full_name), ['alice/secret', 'alice/tools']);
+  const byBob = await hearth.call('GET', '/users/alice/activities/feeds', { auth: bob.bearer });
+  t.deepEqual(byBob.body.map((a: { repo: { full_name: string } }) => a.repo.full_name), ['bob/watched', 'alice/tools']);
+  const today = new Date().toISOString().slice(0, 10);
+  t.is((await hearth.call('GET', `/users/alice/activities/feeds?date=${today}`, { auth: alice.bearer })).body.length, 3);
+  t.is((await hearth.call('GET', '/users/alice/activities/feeds?date=2001-01-01', { auth: alice.bearer })).body.length, 0);
+  t.is((await hearth.call('GET', '/users/alice/activities/feeds?limit=1&page=2', { auth: alice.bearer })).body[0].repo.full_name, 'alice/secret');
+  t.is((await hearth.call('GET', '/users/alice/activities/feeds?date=yesterday', { auth: alice.bearer })).status, 422);
+
+  await hearth.call('PATCH', '/user/settings', { auth: alice.bearer, body: { hide_activity: true } });
+  t.deepEqual((await hearth.call('GET', '/users/alice/activities/feeds', { auth: bob.bearer })).body, []);
+  t.is((await hearth.call('GET', '/users/alice/activities/feeds', { auth: alice.bearer })).body.length, 3);
+});
+
+test('nodeinfo counts users; the signing key is empty as Gitea answers without one', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  await hearth.createUser('bob');
+  await hearth.store.db.query(`UPDATE "user" SET last_login = now() - interval '2 months' WHERE id = $1`, [alice.user.id]);
+
+  const info = await hearth.call('GET', '/nodeinfo');
+  t.is(info.status, 200);
+  t.like(info.body, { version: '2.1', software: { name: 'hearth' }, openRegistrations: false, usage: { users: { total: 2, activeHalfyear: 1 } }, metadata: {} });
+  t.false('activeMonth' in info.body.usage.users, 'a zero count is left out');
+  t.deepEqual(info.body.services, { inbound: [], outbound: [] });
+
+  const key = await hearth.call('GET', '/signing-key.gpg');
+  t.is(key.status, 200);
+  t.regex(key.headers.get('content-type') ?? '', /^text\/plain/);
+  t.is(key.body, undefined, 'an empty body');
+  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'secret', private: true } });
+  t.is((await hearth.call('GET', '/repos/alice/secret/signing-key.gpg', { auth: alice.bearer })).status, 200);
+  t.is((await hearth.call('GET', '/repos/alice/secret/signing-key.gpg')).status, 404, 'an invisible repository is not found');
+});
+
+test("the admin cron API lists pg-boss schedules and runs one now; unknown tasks are 404", async (t) => {
+  const hearth = await startHearth(t);
+  const root = await hearth.createUser('root', { admin: true });
+  const alice = await hearth.createUser('alice');
+
+  const empty = await hearth.call('GET', '/admin/cron', { auth: root.bearer });
+  t.is(empty.status, 200);
+  t.deepEqual(empty.body, []);
+  t.is(empty.headers.get('x-total-count'), '0');
+  t.is((await hearth.call('POST', '/admin/cron/repo_health_check', { auth: root.bearer })).status, 404);
+
+  const { boss } = hearth.store;
+  await boss.createQueue('hearth-test-tick');
+  await boss.schedule('hearth-test-tick', '*/5 * * * *', { reason: 'tick' });
+  const listed = await hearth.call('GET', '/admin/cron', { auth: root.bearer });
+  t.is(listed.body.length, 1);
+  t.like(listed.body[0], { name: 'hearth-test-tick', schedule: '*/5 * * * *', prev: '0001-01-01T00:00:00Z', exec_times: 0 });
+  const next = Date.parse(listed.body[0].next);
+  t.true(next > Date.now() && next <= Date.now() + 5 * 60_000);
+  t.is(new Date(next).getUTCMinutes() % 5, 0);
+
+  t.is((await hearth.call('POST', '/admin/cron/hearth-test-tick', { auth: alice.bearer })).status, 403);
+  t.is((await hearth.call('POST', '/admin/cron/hearth-test-tick', { auth: root.bearer })).status, 204);
+  const [job] = await boss.fetch<{ reason: string }>('hearth-test-tick');
+  t.deepEqual(job.data, { reason: 'tick' });
+  await boss.complete('hearth-test-tick', job.id);
+  const ran = (await hearth.call('GET', '/admin/cron', { auth: root.bearer })).body[0];
+  t.is(ran.exec_times, 1);
+  t.not(ran.prev, '0001-01-01T00:00:00Z');
+  t.is((await hearth.call('GET', '/admin/cron', { auth: alice.bearer })).status, 403);
+});
