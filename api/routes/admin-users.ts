@@ -96,7 +96,7 @@ export const adminUserRoutes = [
       await inTx(deps, async (tx) => {
         const user = await getIndividualByName(tx, params.username);
         if (user.id === doerOf(caller).id) throw invalid('you cannot delete yourself');
-        await deleteUser(tx, user, query.purge ? { ctx: deps, doer: doerOf(caller) } : null);
+        await deleteUser(tx, user, { ctx: deps, doer: doerOf(caller), purge: query.purge ?? false });
       });
       return noContent();
     },

@@ -6,6 +6,7 @@ import { forbidden, invalid, isUniqueViolation, notFound } from '../errors.js';
 import { emit } from '../events.js';
 import { accessModeOf, readableReposCondition } from './access.js';
 import { feedKinds, type FeedEntry } from './activity-feeds.js';
+import { assertAvatarImage } from './repo-avatars.js';
 import { assertUsableName, assertValidEmail } from './names.js';
 import { createRepository, deleteRepository, type NewRepo, type RepoContext } from './repos.js';
 import { accessModes, type AccessMode, type RepoRow } from './repo-row.js';
@@ -270,17 +271,6 @@ export async function listOrgRepos(db: Queryable, org: OrgRow, viewer: UserRow |
   return { repos, total: count };
 }
 
-export const maxAvatarBytes = 1024 * 1024;
-
-/** The image kinds Gitea accepts as avatars, recognised by their first bytes. */
-function imageKind(bytes: Buffer): 'png' | 'jpeg' | 'gif' | 'webp' | null {
-  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'png';
-  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
-  if (['GIF87a', 'GIF89a'].includes(bytes.subarray(0, 6).toString('latin1'))) return 'gif';
-  if (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return 'webp';
-  return null;
-}
-
 export interface AvatarContext {
   blobs: BlobStore;
 }
@@ -288,8 +278,7 @@ export interface AvatarContext {
 /** Stores a new avatar for a user or organization; the previous image goes once the change is durable. */
 export async function updateAvatar(tx: Tx, ctx: AvatarContext, owner: UserRow, image: Buffer): Promise<UserRow> {
   if (image.length === 0) throw invalid('the avatar image is empty');
-  if (image.length > maxAvatarBytes) throw invalid(`the avatar image is too large: at most ${maxAvatarBytes} bytes`);
-  if (!imageKind(image)) throw invalid('the avatar must be a PNG, JPEG, GIF or WebP image');
+  assertAvatarImage(image);
   const key = `avatar-${owner.id}-${createHash('md5').update(image).digest('hex')}`;
   const [raw] = await tx.query('UPDATE "user" SET avatar = $2, updated = now() WHERE id = $1 RETURNING *', [owner.id, key]);
   if (!raw) throw notFound();
@@ -312,9 +301,11 @@ function forgetAvatar(tx: Tx, ctx: AvatarContext, key: string): void {
   if (key.startsWith('avatar-')) tx.afterCommit(() => ctx.blobs.delete(key));
 }
 
-export interface PurgeContext {
+/** How a user is removed: `purge` also deletes what they own instead of refusing. */
+export interface UserRemoval {
   ctx: RepoContext & AvatarContext;
   doer: UserRow;
+  purge: boolean;
 }
 
 /**
@@ -322,13 +313,11 @@ export interface PurgeContext {
  * repositories or belongs to organizations cannot be deleted. With it, their repositories are deleted, and so is
  * every organization they are the only owner of, with its repositories; other memberships simply end.
  */
-export async function releaseHoldings(tx: Tx, user: UserRow, purge: PurgeContext | null): Promise<void> {
+export async function releaseHoldings(tx: Tx, user: UserRow, { ctx, doer, purge }: UserRemoval): Promise<void> {
   const repos = await ownedRepos(tx, user.id);
   if (repos.length > 0 && !purge) throw invalid(`user still has ownership of repositories [uid: ${user.id}]`);
   const orgs = await tx.query<{ org_id: number }>('SELECT org_id FROM org_user WHERE uid = $1 ORDER BY org_id', [user.id]);
   if (orgs.length > 0 && !purge) throw invalid(`user still has membership of organizations [uid: ${user.id}]`);
-  if (!purge) return;
-  const { ctx, doer } = purge;
   for (const repo of repos) await deleteRepository(tx, ctx, repo, doer);
   for (const org of await findOrgsByIds(tx, orgs.map((row) => row.org_id))) {
     const owners = await lockedOwnerIds(tx, org.id);

@@ -5,7 +5,7 @@ import type { BlobStore } from '../blob-store.js';
 import type { Tx } from '../data-source.js';
 import { HttpError } from '../errors.js';
 import { updateAvatar, type AvatarContext } from './orgs.js';
-import { assertAvatarImage, imageMimeTypes, imageTypeOf, maxAvatarBytes } from './repo-avatars.js';
+import { imageMimeTypes, imageTypeOf, maxAvatarBytes } from './repo-avatars.js';
 import type { UserRow } from './user-row.js';
 
 /**
@@ -13,7 +13,6 @@ import type { UserRow } from './user-row.js';
  * avatars are (both are rows of the user table), so one implementation serves and removes both.
  */
 export async function setUserAvatar(tx: Tx, ctx: AvatarContext, user: UserRow, image: Buffer): Promise<UserRow> {
-  assertAvatarImage(image);
   return updateAvatar(tx, ctx, user, image);
 }
 

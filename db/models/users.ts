@@ -3,7 +3,7 @@ import { hashPassword, type PasswordHash } from '../crypto.js';
 import { invalid, isUniqueViolation, notFound } from '../errors.js';
 import { enqueue } from '../../jobs/queue.js';
 import { assertUsableName, assertValidEmail } from './names.js';
-import { releaseHoldings, type PurgeContext } from './orgs.js';
+import { releaseHoldings, type UserRemoval } from './orgs.js';
 import { toUserRow, userTypes, visibilities, type UserRow, type Visibility } from './user-row.js';
 
 export const minPasswordLength = 8;
@@ -241,9 +241,9 @@ export async function renameUser(tx: Tx, user: UserRow, newName: string): Promis
  * Deletes a user; refused for the last administrator. Without `purge`, a user who owns repositories or belongs to
  * organizations is refused too; with it, those repositories and the organizations they alone own go as well.
  */
-export async function deleteUser(tx: Tx, user: UserRow, purge: PurgeContext | null = null): Promise<void> {
+export async function deleteUser(tx: Tx, user: UserRow, removal: UserRemoval): Promise<void> {
   await assertAnotherAdmin(tx, user, `can not delete the last admin user [uid: ${user.id}]`);
-  await releaseHoldings(tx, user, purge);
+  await releaseHoldings(tx, user, removal);
   await tx.query(
     `UPDATE "user" u SET num_followers = num_followers - 1 FROM follow f WHERE f.user_id = $1 AND f.follow_id = u.id`,
     [user.id],

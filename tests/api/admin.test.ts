@@ -264,7 +264,7 @@ test('the last administrator can be neither demoted nor deleted; an administrato
   t.like(await userRow(hearth, 'root'), { is_admin: true, full_name: '' });
 
   const rootRow = (await findUserByName(hearth.store.db, 'root'))!;
-  const lastDelete = await inTx(hearth.store, (tx) => deleteUser(tx, rootRow)).then(() => null, (error: unknown) => error);
+  const lastDelete = await inTx(hearth.store, (tx) => deleteUser(tx, rootRow, { ctx: hearth.deps, doer: rootRow, purge: false })).then(() => null, (error: unknown) => error);
   t.is((lastDelete as { status?: number })?.status, 422);
   t.regex((lastDelete as Error).message, /last admin/);
   t.truthy(await userRow(hearth, 'root'));

@@ -61,7 +61,7 @@ test('a purge whose transaction does not commit leaves every repository and dire
   await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'solo' } });
   await hearth.call('POST', '/orgs/solo/repos', { auth: alice.bearer, body: { name: 'lonely' } });
   const failed = inTx(hearth.store, async (tx) => {
-    await deleteUser(tx, alice.user, { ctx: hearth.deps, doer: root.user });
+    await deleteUser(tx, alice.user, { ctx: hearth.deps, doer: root.user, purge: true });
     throw new Error('something later failed');
   });
   await t.throwsAsync(failed, { message: 'something later failed' });

@@ -62,6 +62,18 @@ test('avatars that are not images, too large or not base64 are refused and chang
   t.deepEqual(rows, []);
 });
 
+test('deleting a user removes their uploaded avatar once the deletion is durable', async (t) => {
+  const hearth = await startHearth(t);
+  const root = await hearth.createUser('root', { admin: true });
+  const carol = await hearth.createUser('carol');
+  t.is((await hearth.call('POST', '/user/avatar', { auth: carol.bearer, body: { image: png.toString('base64') } })).status, 204);
+  const [{ avatar }] = await hearth.store.db.query<{ avatar: string }>('SELECT avatar FROM "user" WHERE id = $1', [carol.user.id]);
+  t.truthy(avatar);
+  await t.notThrowsAsync(hearth.deps.blobs.get(avatar).then((stream) => stream.destroy()));
+  t.is((await hearth.call('DELETE', '/admin/users/carol', { auth: root.bearer })).status, 204);
+  await t.throwsAsync(hearth.deps.blobs.get(avatar));
+});
+
 test('OAuth2 applications: the secret is shown on create and update only, stored hashed, and only to the owner', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
