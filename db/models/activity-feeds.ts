@@ -20,30 +20,32 @@ export interface FeedEntry {
   doer: UserRow;
 }
 
-/** A repository's activities, newest first; `day` (YYYY-MM-DD, UTC) keeps those of one day. */
-export async function listRepoFeed(
+type Page = { limit: number; offset: number };
+
+/**
+ * The query every feed shares: events of the kinds feeds show, with their repository and doer, newest first.
+ * `where` may use $1..$n of `params`; the kinds and the day are appended after them.
+ */
+export async function queryFeed(
   db: Queryable,
-  repoId: number,
+  where: string[],
+  params: unknown[],
   day: string | undefined,
-  page: { limit: number; offset: number },
+  page: Page,
 ): Promise<{ entries: FeedEntry[]; total: number }> {
-  const where = [`e.repo_id = $1`, `e.kind = ANY($2::text[])`];
-  const params: unknown[] = [repoId, Object.keys(feedKinds)];
+  const all = [...params, Object.keys(feedKinds)];
+  const conditions = [...where, `e.kind = ANY($${all.length}::text[])`];
   if (day) {
-    params.push(day);
-    const start = `$${params.length}::date::timestamp AT TIME ZONE 'UTC'`;
-    where.push(`e.created >= ${start} AND e.created < ${start} + interval '1 day'`);
+    all.push(day);
+    const start = `$${all.length}::date::timestamp AT TIME ZONE 'UTC'`;
+    conditions.push(`e.created >= ${start} AND e.created < ${start} + interval '1 day'`);
   }
-  const clause = where.join(' AND ');
-  const [{ count }] = await db.query<{ count: number }>(
-    `SELECT count(*) AS count FROM domain_event e JOIN "user" u ON u.id = e.doer_id WHERE ${clause}`,
-    params,
-  );
+  const from = `domain_event e JOIN repository r ON r.id = e.repo_id JOIN "user" u ON u.id = e.doer_id WHERE ${conditions.join(' AND ')}`;
+  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM ${from}`, all);
   const rows = await db.query<Record<string, unknown>>(
-    `SELECT e.id AS event_id, e.kind, e.repo_id, e.payload, e.created AS event_created, u.*
-     FROM domain_event e JOIN "user" u ON u.id = e.doer_id WHERE ${clause}
-     ORDER BY e.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, page.limit, page.offset],
+    `SELECT e.id AS event_id, e.kind, e.repo_id, e.payload, e.created AS event_created, u.* FROM ${from}
+     ORDER BY e.id DESC LIMIT $${all.length + 1} OFFSET $${all.length + 2}`,
+    [...all, page.limit, page.offset],
   );
   const entries = rows.map((row) => ({
     id: Number(row.event_id),
@@ -54,6 +56,11 @@ export async function listRepoFeed(
     doer: toUserRow(row),
   }));
   return { entries, total: count };
+}
+
+/** A repository's activities, newest first; `day` (YYYY-MM-DD, UTC) keeps those of one day. */
+export async function listRepoFeed(db: Queryable, repoId: number, day: string | undefined, page: Page): Promise<{ entries: FeedEntry[]; total: number }> {
+  return queryFeed(db, ['e.repo_id = $1'], [repoId], day, page);
 }
 
 export interface UserFeedFilter {
@@ -71,32 +78,13 @@ export interface UserFeedFilter {
  * A user's feed, newest first: what they did, and what happened in repositories they own or watch, among the
  * repositories the viewer may read.
  */
-export async function listUserFeed(db: Queryable, filter: UserFeedFilter, page: { limit: number; offset: number }): Promise<{ entries: FeedEntry[]; total: number }> {
-  const where = ['e.kind = ANY($2::text[])', readableReposCondition('r', '$3')];
-  const params: unknown[] = [filter.userId, Object.keys(feedKinds), filter.viewerId];
-  where.push(filter.onlyPerformedBy
-    ? 'e.doer_id = $1'
-    : '(e.doer_id = $1 OR r.owner_id = $1 OR EXISTS (SELECT 1 FROM watch w WHERE w.user_id = $1 AND w.repo_id = r.id AND w.mode IN (1, 3)))');
+export async function listUserFeed(db: Queryable, filter: UserFeedFilter, page: Page): Promise<{ entries: FeedEntry[]; total: number }> {
+  const where = [
+    readableReposCondition('r', '$2'),
+    filter.onlyPerformedBy
+      ? 'e.doer_id = $1'
+      : '(e.doer_id = $1 OR r.owner_id = $1 OR EXISTS (SELECT 1 FROM watch w WHERE w.user_id = $1 AND w.repo_id = r.id AND w.mode IN (1, 3)))',
+  ];
   if (!filter.includePrivate) where.push('NOT r.is_private');
-  if (filter.day) {
-    params.push(filter.day);
-    const start = `$${params.length}::date::timestamp AT TIME ZONE 'UTC'`;
-    where.push(`e.created >= ${start} AND e.created < ${start} + interval '1 day'`);
-  }
-  const from = `domain_event e JOIN repository r ON r.id = e.repo_id JOIN "user" u ON u.id = e.doer_id WHERE ${where.join(' AND ')}`;
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM ${from}`, params);
-  const rows = await db.query<Record<string, unknown>>(
-    `SELECT e.id AS event_id, e.kind, e.repo_id, e.payload, e.created AS event_created, u.* FROM ${from}
-     ORDER BY e.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, page.limit, page.offset],
-  );
-  const entries = rows.map((row) => ({
-    id: Number(row.event_id),
-    kind: String(row.kind),
-    repo_id: Number(row.repo_id),
-    payload: row.payload as Record<string, unknown>,
-    created: row.event_created as Date,
-    doer: toUserRow(row),
-  }));
-  return { entries, total: count };
+  return queryFeed(db, where, [filter.userId, filter.viewerId], filter.day, page);
 }

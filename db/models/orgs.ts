@@ -5,7 +5,7 @@ import type { Queryable, Tx } from '../data-source.js';
 import { forbidden, invalid, isUniqueViolation, notFound } from '../errors.js';
 import { emit } from '../events.js';
 import { accessModeOf, readableReposCondition } from './access.js';
-import { feedKinds, type FeedEntry } from './activity-feeds.js';
+import { queryFeed, type FeedEntry } from './activity-feeds.js';
 import { assertAvatarImage } from './repo-avatars.js';
 import { assertUsableName, assertValidEmail } from './names.js';
 import { createRepository, deleteRepository, type NewRepo, type RepoContext } from './repos.js';
@@ -337,33 +337,13 @@ export interface OrgFeedFilter {
 
 /** Activities on the organization's (or one team's) repositories, newest first: the organization and team feeds. */
 export async function listOrgFeed(db: Queryable, filter: OrgFeedFilter, page: Page): Promise<{ entries: FeedEntry[]; total: number }> {
-  const where = ['r.owner_id = $1', 'e.kind = ANY($2::text[])'];
-  const params: unknown[] = [filter.orgId, Object.keys(feedKinds)];
+  const where = ['r.owner_id = $1'];
+  const params: unknown[] = [filter.orgId];
   if (!filter.includePrivate) where.push('NOT r.is_private');
   if (filter.teamId !== undefined) {
     params.push(filter.teamId);
-    where.push(`EXISTS (SELECT 1 FROM team t WHERE t.id = $${params.length} AND (t.includes_all_repositories
+    where.push(`EXISTS (SELECT 1 FROM team t WHERE t.id = $2 AND (t.includes_all_repositories
       OR EXISTS (SELECT 1 FROM team_repo tr WHERE tr.team_id = t.id AND tr.repo_id = r.id)))`);
   }
-  if (filter.day) {
-    params.push(filter.day);
-    const start = `$${params.length}::date::timestamp AT TIME ZONE 'UTC'`;
-    where.push(`e.created >= ${start} AND e.created < ${start} + interval '1 day'`);
-  }
-  const from = `domain_event e JOIN repository r ON r.id = e.repo_id JOIN "user" u ON u.id = e.doer_id WHERE ${where.join(' AND ')}`;
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM ${from}`, params);
-  const rows = await db.query<Record<string, unknown>>(
-    `SELECT e.id AS event_id, e.kind, e.repo_id, e.payload, e.created AS event_created, u.* FROM ${from}
-     ORDER BY e.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, page.limit, page.offset],
-  );
-  const entries = rows.map((row) => ({
-    id: Number(row.event_id),
-    kind: String(row.kind),
-    repo_id: Number(row.repo_id),
-    payload: row.payload as Record<string, unknown>,
-    created: row.event_created as Date,
-    doer: toUserRow(row),
-  }));
-  return { entries, total: count };
+  return queryFeed(db, where, params, filter.day, page);
 }
