@@ -32,6 +32,7 @@ export function mountRoutes(routes: RouteDefinition[], deps: Deps): Router {
           body: definition.body ? parse(definition.body, req.body ?? {}, 'body') : undefined,
           query: query ? parse(query, req.query, 'query') : {},
           params: paramsOf(req.params),
+          url: new URL(req.originalUrl, deps.config.rootUrl).toString(),
           caller,
           deps,
           req,

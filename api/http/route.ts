@@ -21,6 +21,8 @@ export interface Context<B, Q> {
   body: B;
   query: Q;
   params: Record<string, string>;
+  /** The absolute address of this request (for Link headers). */
+  url: string;
   caller: Caller;
   deps: Deps;
   req: Request;

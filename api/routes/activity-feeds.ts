@@ -17,7 +17,7 @@ export const activityFeedRoutes = [
       const loaded = await loadRepo(ctx.deps, ctx.caller, ctx.params.owner, ctx.params.repo);
       const page = pageOf(ctx.query);
       const { entries, total } = await listRepoFeed(ctx.deps.db, loaded.repo.id, ctx.query.date, page);
-      const url = new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
+      const url = ctx.url;
       return paged(entries.map((entry) => renderActivity(entry, loaded, ctx.caller.user, ctx.deps.config)), total, page, url);
     },
   }),

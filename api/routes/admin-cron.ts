@@ -10,7 +10,7 @@ export const adminCronRoutes = [
     handle: async (ctx) => {
       const tasks = await listCronTasks(ctx.deps.boss, ctx.deps.db);
       const page = pageOf(ctx.query);
-      const url = new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
+      const url = ctx.url;
       return paged(tasks.slice(page.offset, page.offset + page.limit).map(renderCron), tasks.length, page, url);
     },
   }),

@@ -6,7 +6,7 @@ import { createUser, deleteUser, editUser, getIndividualByName, renameUser, sear
 import { visibilities } from '../../db/models/user-row.js';
 import { doerOf } from '../loaders.js';
 import { pageOf, paged } from '../http/pagination.js';
-import { created, noContent, ok, route, type Context } from '../http/route.js';
+import { created, noContent, ok, route } from '../http/route.js';
 import { renderEmail, renderUser } from '../render/user.js';
 
 const visibility = z.enum(visibilities);
@@ -49,7 +49,6 @@ const emailSearchQuery = z.object({ q: z.string().optional() });
 
 const admin = { scope: 'write:admin', admin: true } as const;
 const adminRead = { scope: 'read:admin', admin: true } as const;
-const requestUrl = (ctx: Context<unknown, unknown>): string => new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
 
 export const adminUserRoutes = [
   route<z.infer<typeof createUserBody>>({
@@ -75,7 +74,7 @@ export const adminUserRoutes = [
       const { users, total } = await searchUsers(ctx.deps.db, {
         sourceId: ctx.query.source_id, loginName: ctx.query.login_name, visible: ['public', 'limited', 'private'], ...page,
       });
-      return paged(users.map((u) => renderUser(u, ctx.caller.user, ctx.deps.config)), total, page, requestUrl(ctx));
+      return paged(users.map((u) => renderUser(u, ctx.caller.user, ctx.deps.config)), total, page, ctx.url);
     },
   }),
   route<z.infer<typeof editUserBody>>({
@@ -115,7 +114,7 @@ export const adminUserRoutes = [
     handle: async (ctx) => {
       const page = pageOf(ctx.query as { page?: number; limit?: number });
       const { emails, total } = await searchAllEmails(ctx.deps.db, page);
-      return paged(emails.map(renderEmail), total, page, requestUrl(ctx));
+      return paged(emails.map(renderEmail), total, page, ctx.url);
     },
   }),
   route<undefined, { q?: string; page?: number; limit?: number }>({
@@ -124,7 +123,7 @@ export const adminUserRoutes = [
     handle: async (ctx) => {
       const page = pageOf(ctx.query);
       const { emails, total } = await searchAllEmails(ctx.deps.db, { q: ctx.query.q, ...page });
-      return paged(emails.map(renderEmail), total, page, requestUrl(ctx));
+      return paged(emails.map(renderEmail), total, page, ctx.url);
     },
   }),
 ];

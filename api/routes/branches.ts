@@ -37,7 +37,6 @@ const protectionFields = {
 const editProtectionBody = z.object(protectionFields);
 const createProtectionBody = z.object({ ...protectionFields, rule_name: z.string().max(255).optional(), branch_name: z.string().max(255).optional() });
 
-const requestUrl = (ctx: Context<unknown, unknown>): string => new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
 const repoHtmlUrl = (deps: Deps, loaded: LoadedRepo): string => `${deps.config.rootUrl}${loaded.owner.name}/${loaded.repo.name}`;
 const gitDir = (deps: Deps, loaded: LoadedRepo): string => deps.git.pathOf(loaded.repo.owner_name, loaded.repo.name);
 
@@ -87,7 +86,7 @@ export const branchRoutes = [
       const { deps, caller, params } = ctx;
       const loaded = await loadRepo(deps, caller, params.owner, params.repo);
       const page = pageOf(ctx.query as { page?: number; limit?: number });
-      if (loaded.repo.is_empty) return paged([], 0, page, requestUrl(ctx));
+      if (loaded.repo.is_empty) return paged([], 0, page, ctx.url);
       let total = await countBranches(deps.db, loaded.repo.id);
       if (total === 0) {
         await inTx(deps, (tx) => ensureBranchRows(tx, deps.git, loaded.repo.id, caller.user?.id ?? null));
@@ -95,7 +94,7 @@ export const branchRoutes = [
       }
       const rows = await listBranchRows(deps.db, loaded.repo.id, page);
       const views = await branchViews(deps, loaded, rows.map((r) => r.name));
-      return paged(views.map((v) => renderBranch(v, repoHtmlUrl(deps, loaded))), total - (rows.length - views.length), page, requestUrl(ctx));
+      return paged(views.map((v) => renderBranch(v, repoHtmlUrl(deps, loaded))), total - (rows.length - views.length), page, ctx.url);
     },
   }),
   route<z.infer<typeof createBranchBody>>({

@@ -11,7 +11,7 @@ import type { UserRow } from '../../db/models/user-row.js';
 import { doerOf } from '../loaders.js';
 import { loadRepo, requireMode } from '../repo-loader.js';
 import { pageOf, paged } from '../http/pagination.js';
-import { noContent, ok, route, type Context } from '../http/route.js';
+import { noContent, ok, route } from '../http/route.js';
 import { renderCollaboratorPermission } from '../render/collaborator.js';
 import { renderUser } from '../render/user.js';
 import type { Deps } from '../deps.js';
@@ -20,7 +20,6 @@ const addCollaboratorBody = z.object({ permission: z.enum(['read', 'write', 'adm
 const collaboratorModes: Record<string, CollaboratorMode> = { read: accessModes.read, write: accessModes.write, admin: accessModes.admin };
 
 type PageQuery = { page?: number; limit?: number };
-const requestUrl = (ctx: Context<unknown, unknown>): string => new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
 
 /** Gitea answers 422 when the user a collaborator path names does not exist. */
 async function namedUser(deps: Deps, name: string): Promise<UserRow> {
@@ -38,7 +37,7 @@ export const collaboratorRoutes = [
       const loaded = await loadRepo(deps, caller, params.owner, params.repo);
       const page = pageOf(ctx.query);
       const { users, total } = await listCollaborators(deps.db, loaded.repo.id, page);
-      return paged(users.map((u) => renderUser(u, caller.user, deps.config)), total, page, requestUrl(ctx));
+      return paged(users.map((u) => renderUser(u, caller.user, deps.config)), total, page, ctx.url);
     },
   }),
   route({

@@ -36,7 +36,7 @@ async function presentStatuses(deps: Deps, loaded: LoadedRepo, rows: CommitStatu
 async function listStatuses(ctx: Context<undefined, ListQuery>, loaded: LoadedRepo, sha: string) {
   const page = pageOf(ctx.query);
   const { rows, total } = await listCommitStatuses(ctx.deps.db, loaded.repo.id, sha, ctx.query, page);
-  const url = new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
+  const url = ctx.url;
   return paged(await presentStatuses(ctx.deps, loaded, rows), total, page, url);
 }
 

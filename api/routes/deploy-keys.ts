@@ -38,7 +38,7 @@ export const deployKeyRoutes = [
       const loaded = await loadAdministered(ctx.deps, ctx);
       const page = pageOf(ctx.query);
       const { keys, total } = await listDeployKeys(ctx.deps.db, loaded.repo.id, { keyId: ctx.query.key_id, fingerprint: ctx.query.fingerprint }, page);
-      const url = new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
+      const url = ctx.url;
       return paged(keys.map((key) => renderDeployKey(key, loaded, ctx.caller.user, ctx.deps.config)), total, page, url);
     },
   }),

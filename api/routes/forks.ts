@@ -5,7 +5,7 @@ import type { RepoRow } from '../../db/models/repo-row.js';
 import type { UserRow } from '../../db/models/user-row.js';
 import type { Deps } from '../deps.js';
 import { pageOf, paged } from '../http/pagination.js';
-import { route, type Context } from '../http/route.js';
+import { route } from '../http/route.js';
 import { doerOf } from '../loaders.js';
 import { loadRepo, viewOf } from '../repo-loader.js';
 import { renderRepository } from '../render/repository.js';
@@ -15,7 +15,6 @@ const forkBody = z.object({
   name: z.string().min(1).max(100).optional(),
 });
 
-const requestUrl = (ctx: Context<unknown, unknown>): string => new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
 
 async function renderRepos(deps: Deps, repos: RepoRow[], viewer: UserRow | null) {
   const views = await Promise.all(repos.map((repo) => viewOf(deps.db, repo, viewer)));
@@ -31,7 +30,7 @@ export const forkRoutes = [
       const loaded = await loadRepo(deps, caller, params.owner, params.repo);
       const page = pageOf(ctx.query);
       const { repos, total } = await listForks(deps.db, loaded.repo, caller.user, page);
-      return paged(await renderRepos(deps, repos, caller.user), total, page, requestUrl(ctx));
+      return paged(await renderRepos(deps, repos, caller.user), total, page, ctx.url);
     },
   }),
   route<z.infer<typeof forkBody>>({

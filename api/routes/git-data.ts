@@ -103,9 +103,6 @@ const commitsRangeSize = 50;
 /** Gitea's API.DefaultGitTreesPerPage. */
 const treesPerPage = 1000;
 
-function requestUrl(ctx: Context<unknown, unknown>): string {
-  return new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
-}
 
 function assertRevision(rev: string, status: 400 | 422): void {
   if (isValidRefPattern(rev)) return;
@@ -237,7 +234,7 @@ export const gitDataRoutes = [
       if (path && total === 0) throw notFound(`no commits touch ${path}`);
       const ids = await view.reader.log({ ...query, skip: page.offset, max: page.limit });
       const commits = await renderCommits(ctx.deps, view, ctx.caller.user, await view.reader.objects.readCommits(ids), commitOptionsOf(ctx.query));
-      const reply = paged(commits, total, page, requestUrl(ctx));
+      const reply = paged(commits, total, page, ctx.url);
       const pageCount = Math.ceil(total / page.limit);
       reply.headers = {
         ...reply.headers,

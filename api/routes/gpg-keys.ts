@@ -26,7 +26,7 @@ function keyIdOf(raw: string): number {
 async function listKeys(ctx: Context<unknown, PageQuery>, owner: UserRow): Promise<Reply> {
   const page = pageOf(ctx.query);
   const { keys, total } = await listGpgKeys(ctx.deps.db, owner.id, page);
-  return paged(keys.map(renderGpgKey), total, page, new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString());
+  return paged(keys.map(renderGpgKey), total, page, ctx.url);
 }
 
 const read = { scope: 'read:user', signedIn: true } as const;

@@ -29,7 +29,7 @@ export const oauth2AppRoutes = [
     handle: async (ctx) => {
       const page = pageOf(ctx.query);
       const { apps, total } = await listOAuth2Apps(ctx.deps.db, doerOf(ctx.caller).id, page);
-      const url = new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
+      const url = ctx.url;
       return paged(apps.map((app) => renderOAuth2Application(app)), total, page, url);
     },
   }),

@@ -7,7 +7,7 @@ import type { Deps } from '../deps.js';
 import { pageOf, paged } from '../http/pagination.js';
 import { created, noContent, ok, route } from '../http/route.js';
 import { renderLabel } from '../render/label.js';
-import { loadOrg, requestUrl, requireOrgOwner } from './orgs.js';
+import { loadOrg, requireOrgOwner } from './orgs.js';
 
 const createLabelBody = z.object({
   name: z.string(),
@@ -37,7 +37,7 @@ export const orgLabelRoutes = [
       const org = await loadOrg(ctx.deps, ctx.caller, ctx.params.org);
       const page = pageOf(ctx.query);
       const { labels, total } = await listLabels(ctx.deps.db, { orgId: org.id }, page);
-      return paged(labels.map((label) => renderLabel(label, labelsUrl(ctx.deps, org))), total, page, requestUrl(ctx));
+      return paged(labels.map((label) => renderLabel(label, labelsUrl(ctx.deps, org))), total, page, ctx.url);
     },
   }),
   route<z.infer<typeof createLabelBody>>({

@@ -24,7 +24,6 @@ import { renderUser } from '../render/user.js';
 import { viewOf } from '../repo-loader.js';
 import { createRepoBody } from './repos.js';
 
-export const requestUrl = (ctx: Context<unknown, unknown>): string => new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
 
 /** The organization a path names, if the caller may see it; missing and invisible answer the same 404. */
 export async function loadOrg(deps: Deps, caller: Caller, name: string): Promise<OrgRow> {
@@ -76,13 +75,13 @@ type CreateOrgBody = z.infer<typeof createOrgBody>;
 async function orgList(ctx: Context<unknown, PageQuery>, list: (page: Page) => Promise<{ orgs: OrgRow[]; total: number }>): Promise<Reply> {
   const page = pageOf(ctx.query);
   const { orgs, total } = await list(page);
-  return paged(orgs.map((org) => renderOrganization(org, ctx.caller.user, ctx.deps.config)), total, page, requestUrl(ctx));
+  return paged(orgs.map((org) => renderOrganization(org, ctx.caller.user, ctx.deps.config)), total, page, ctx.url);
 }
 
 async function userList(ctx: Context<unknown, PageQuery>, list: (page: Page) => Promise<{ users: UserRow[]; total: number }>): Promise<Reply> {
   const page = pageOf(ctx.query);
   const { users, total } = await list(page);
-  return paged(users.map((user) => renderUser(user, ctx.caller.user, ctx.deps.config)), total, page, requestUrl(ctx));
+  return paged(users.map((user) => renderUser(user, ctx.caller.user, ctx.deps.config)), total, page, ctx.url);
 }
 
 async function createOrg(deps: Deps, owner: UserRow, doer: UserRow, body: CreateOrgBody): Promise<Reply> {
@@ -278,7 +277,7 @@ export const orgRoutes = [
       const page = pageOf(ctx.query);
       const { repos, total } = await listOrgRepos(deps.db, org, caller.user, page);
       const views = await Promise.all(repos.map((repo) => viewOf(deps.db, repo, caller.user)));
-      return paged(views.map((view) => renderRepository(view, caller.user, deps.config)), total, page, requestUrl(ctx));
+      return paged(views.map((view) => renderRepository(view, caller.user, deps.config)), total, page, ctx.url);
     },
   }),
   route<z.infer<typeof createRepoBody>>({
@@ -326,7 +325,7 @@ export const orgRoutes = [
       const includePrivate = viewer !== null && (viewer.is_admin || (await isOrgMember(deps.db, org.id, viewer.id)));
       const page = pageOf(ctx.query);
       const { entries, total } = await listOrgFeed(deps.db, { orgId: org.id, includePrivate, day: ctx.query.date }, page);
-      return paged(await renderFeed(deps, entries, viewer), total, page, requestUrl(ctx));
+      return paged(await renderFeed(deps, entries, viewer), total, page, ctx.url);
     },
   }),
   route<undefined, PageQuery>({

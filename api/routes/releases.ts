@@ -12,7 +12,7 @@ import type { UnitKey } from '../../db/models/teams.js';
 import type { Caller } from '../auth/caller.js';
 import type { Deps } from '../deps.js';
 import { pageOf, paged } from '../http/pagination.js';
-import { created, noContent, ok, route, type Context } from '../http/route.js';
+import { created, noContent, ok, route } from '../http/route.js';
 import { doerOf } from '../loaders.js';
 import { loadRepo, requireMode, type LoadedRepo } from '../repo-loader.js';
 import { renderRelease, type ApiRelease } from '../render/release.js';
@@ -79,7 +79,6 @@ async function presentRelease(deps: Deps, loaded: LoadedRepo, row: ReleaseRow): 
   return (await presentReleases(deps, loaded, [row]))[0];
 }
 
-const requestUrl = (ctx: Context<unknown, unknown>): string => new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
 
 type ListQuery = z.infer<typeof listQuery> & { page?: number; limit?: number };
 
@@ -93,7 +92,7 @@ export const releaseRoutes = [
       const page = pageOf(query);
       const filter = { includeDrafts: seesDrafts(loaded), draft: query.draft, prerelease: query['pre-release'] };
       const { rows, total } = await listReleases(deps.db, loaded.repo.id, filter, page);
-      return paged(await presentReleases(deps, loaded, rows), total, page, requestUrl(ctx as Context<unknown, unknown>));
+      return paged(await presentReleases(deps, loaded, rows), total, page, ctx.url);
     },
   }),
   route<z.infer<typeof createReleaseBody>>({

@@ -59,7 +59,7 @@ export const repoSearchRoutes = [
       });
       const views = await Promise.all(repos.map((repo) => viewOf(deps.db, repo, caller.user)));
       const data = views.map((v) => renderRepository(v, caller.user, deps.config));
-      const reply = paged([], total, page, new URL(ctx.req.originalUrl, deps.config.rootUrl).toString());
+      const reply = paged([], total, page, ctx.url);
       return { ...reply, body: { ok: true, data } };
     },
   }),

@@ -53,7 +53,6 @@ const editRepoBody = z.object({
   enable_prune: flag,
 });
 
-const requestUrl = (ctx: Context<unknown, unknown>): string => new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
 
 /** The creation shared by /user/repos, /admin/users/{username}/repos and (with organizations) /orgs/{org}/repos. */
 export async function createAndRender(deps: Deps, owner: UserRow, doer: UserRow, body: z.infer<typeof createRepoBody>) {
@@ -68,7 +67,7 @@ async function listRepos(deps: Deps, ctx: Context<unknown, { page?: number; limi
   const [{ count }] = await deps.db.query<{ count: number }>(`SELECT count(*)::int AS count FROM repository r WHERE ${where}`, params);
   const rows = await deps.db.query<RepoRow>(`SELECT r.* FROM repository r WHERE ${where} ORDER BY r.lower_name LIMIT $3 OFFSET $4`, [...params, page.limit, page.offset]);
   const views = await Promise.all(rows.map((row) => viewOf(deps.db, row, viewer)));
-  return paged(views.map((v) => renderRepository(v, viewer, deps.config)), count, page, requestUrl(ctx));
+  return paged(views.map((v) => renderRepository(v, viewer, deps.config)), count, page, ctx.url);
 }
 
 export const repoRoutes = [

@@ -10,14 +10,13 @@ import { renderRepository } from '../render/repository.js';
 import { renderUser } from '../render/user.js';
 
 type PageQuery = { page?: number; limit?: number };
-const requestUrl = (ctx: Context<unknown, unknown>): string => new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
 
 async function starredList(ctx: Context<undefined, PageQuery>, user: UserRow): Promise<Reply> {
   const page = pageOf(ctx.query);
   const viewer = ctx.caller.user;
   const { repos, total } = await listStarredRepos(ctx.deps.db, user.id, viewer, page);
   const views = await Promise.all(repos.map((repo) => viewOf(ctx.deps.db, repo, viewer)));
-  return paged(views.map((v) => renderRepository(v, viewer, ctx.deps.config)), total, page, requestUrl(ctx));
+  return paged(views.map((v) => renderRepository(v, viewer, ctx.deps.config)), total, page, ctx.url);
 }
 
 export const starRoutes = [
@@ -65,7 +64,7 @@ export const starRoutes = [
       const loaded = await loadRepo(ctx.deps, ctx.caller, ctx.params.owner, ctx.params.repo);
       const page = pageOf(ctx.query);
       const { users, total } = await listStargazers(ctx.deps.db, loaded.repo.id, page);
-      return paged(users.map((u) => renderUser(u, ctx.caller.user, ctx.deps.config)), total, page, requestUrl(ctx));
+      return paged(users.map((u) => renderUser(u, ctx.caller.user, ctx.deps.config)), total, page, ctx.url);
     },
   }),
 ];

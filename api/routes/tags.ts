@@ -28,7 +28,7 @@ export const tagRoutes = [
       const names = await view.reader.listTagNames();
       const infos = await Promise.all(names.slice(page.offset, page.offset + page.limit).map((name) => view.reader.tagInfo(name)));
       const tags = infos.filter((info): info is TagInfo => info !== null).map((info) => renderTag(view.links, info));
-      return paged(tags, names.length, page, new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString());
+      return paged(tags, names.length, page, ctx.url);
     },
   }),
   route({

@@ -20,7 +20,7 @@ import { renderRepository } from '../render/repository.js';
 import { renderTeam, type ApiTeam } from '../render/team.js';
 import { renderUser } from '../render/user.js';
 import { loadRepo, requireMode, viewOf, type LoadedRepo } from '../repo-loader.js';
-import { loadOrg, renderFeed, requestUrl, requireOrgMember, requireOrgOwner } from './orgs.js';
+import { loadOrg, renderFeed, requireOrgMember, requireOrgOwner } from './orgs.js';
 
 const unitsMap = z.record(z.string(), z.string());
 const teamFields = {
@@ -54,7 +54,7 @@ async function renderTeams(deps: Deps, teams: TeamView[], viewer: UserRow | null
 async function teamList(ctx: Context<unknown, PageQuery>, filter: TeamFilter, withOrg: boolean): Promise<Reply> {
   const page = pageOf(ctx.query);
   const { teams, total } = await listTeams(ctx.deps.db, filter, page);
-  return paged(await renderTeams(ctx.deps, teams, ctx.caller.user, withOrg), total, page, requestUrl(ctx));
+  return paged(await renderTeams(ctx.deps, teams, ctx.caller.user, withOrg), total, page, ctx.url);
 }
 
 async function oneTeam(deps: Deps, team: TeamView, viewer: UserRow | null): Promise<ApiTeam> {
@@ -178,7 +178,7 @@ export const teamRoutes = [
       const team = await loadTeam(ctx.deps, ctx.caller, ctx.params.id);
       const page = pageOf(ctx.query);
       const { users, total } = await listTeamMembers(ctx.deps.db, team.id, page);
-      return paged(users.map((user) => renderUser(user, ctx.caller.user, ctx.deps.config)), total, page, requestUrl(ctx));
+      return paged(users.map((user) => renderUser(user, ctx.caller.user, ctx.deps.config)), total, page, ctx.url);
     },
   }),
   route({
@@ -215,7 +215,7 @@ export const teamRoutes = [
       const page = pageOf(ctx.query);
       const { repos, total } = await listTeamRepos(deps.db, team, page);
       const views = await Promise.all(repos.map((repo) => viewOf(deps.db, repo, caller.user)));
-      return paged(views.map((view) => renderRepository(view, caller.user, deps.config)), total, page, requestUrl(ctx));
+      return paged(views.map((view) => renderRepository(view, caller.user, deps.config)), total, page, ctx.url);
     },
   }),
   route({
@@ -253,7 +253,7 @@ export const teamRoutes = [
       const page = pageOf(ctx.query);
       const filter = { orgId: team.org_id, teamId: team.id, includePrivate: true, day: ctx.query.date };
       const { entries, total } = await listOrgFeed(deps.db, filter, page);
-      return paged(await renderFeed(deps, entries, caller.user), total, page, requestUrl(ctx));
+      return paged(await renderFeed(deps, entries, caller.user), total, page, ctx.url);
     },
   }),
   route({

@@ -31,7 +31,7 @@ export const tokenRoutes = [
       const owner = await tokenOwner(ctx);
       const page = pageOf(ctx.query as { page?: number; limit?: number });
       const { tokens, total } = await listTokens(ctx.deps.db, owner.id, page);
-      return paged(tokens.map((t) => renderAccessToken(t)), total, page, new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString());
+      return paged(tokens.map((t) => renderAccessToken(t)), total, page, ctx.url);
     },
   }),
   route<z.infer<typeof createTokenBody>>({

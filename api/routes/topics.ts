@@ -4,11 +4,10 @@ import { accessModes } from '../../db/models/repo-row.js';
 import { addTopic, deleteTopic, listRepoTopics, replaceTopics, searchTopics } from '../../db/models/topics.js';
 import { loadRepo, requireMode } from '../repo-loader.js';
 import { pageOf, paged } from '../http/pagination.js';
-import { noContent, route, type Context } from '../http/route.js';
+import { noContent, route } from '../http/route.js';
 import { renderTopic } from '../render/topic.js';
 
 type PageQuery = { page?: number; limit?: number };
-const requestUrl = (ctx: Context<unknown, unknown>): string => new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
 const topicsBody = z.object({ topics: z.array(z.string()).default([]) });
 
 export const topicRoutes = [
@@ -19,7 +18,7 @@ export const topicRoutes = [
       const loaded = await loadRepo(ctx.deps, ctx.caller, ctx.params.owner, ctx.params.repo);
       const page = pageOf(ctx.query);
       const { names, total } = await listRepoTopics(ctx.deps.db, loaded.repo.id, page);
-      const reply = paged([], total, page, requestUrl(ctx));
+      const reply = paged([], total, page, ctx.url);
       return { ...reply, body: { topics: names } };
     },
   }),
@@ -60,7 +59,7 @@ export const topicRoutes = [
     handle: async (ctx) => {
       const page = pageOf(ctx.query);
       const { topics, total } = await searchTopics(ctx.deps.db, ctx.query.q, page);
-      const reply = paged([], total, page, requestUrl(ctx));
+      const reply = paged([], total, page, ctx.url);
       return { ...reply, body: { topics: topics.map(renderTopic) } };
     },
   }),

@@ -6,13 +6,12 @@ import { findUserByName } from '../../db/models/users.js';
 import type { UserRow } from '../../db/models/user-row.js';
 import type { Deps } from '../deps.js';
 import { pageOf, paged } from '../http/pagination.js';
-import { noContent, route, type Context } from '../http/route.js';
+import { noContent, route } from '../http/route.js';
 import { doerOf } from '../loaders.js';
 
 // The description names the filter `pattern`; Gitea's handler reads `query`. Both are accepted.
 const listQuery = z.object({ pattern: z.string().optional(), query: z.string().optional() });
 
-const requestUrl = (ctx: Context<unknown, unknown>): string => new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
 
 async function loadOwner(deps: Deps, name: string): Promise<UserRow> {
   const owner = await findUserByName(deps.db, name);
@@ -27,7 +26,7 @@ export const unadoptedRoutes = [
     handle: async (ctx) => {
       const page = pageOf(ctx.query);
       const names = await listUnadopted(ctx.deps.db, ctx.deps.git, ctx.query.pattern ?? ctx.query.query ?? '');
-      return paged(names.slice(page.offset, page.offset + page.limit), names.length, page, requestUrl(ctx));
+      return paged(names.slice(page.offset, page.offset + page.limit), names.length, page, ctx.url);
     },
   }),
   route({

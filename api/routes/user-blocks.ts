@@ -27,7 +27,7 @@ export const userBlockRoutes = [
       const doer = doerOf(ctx.caller);
       const page = pageOf(ctx.query);
       const { users, total } = await listBlocked(ctx.deps.db, doer.id, page);
-      const url = new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
+      const url = ctx.url;
       return paged(users.map((user) => renderUser(user, doer, ctx.deps.config)), total, page, url);
     },
   }),

@@ -21,7 +21,7 @@ export const userFeedRoutes = [
       const user = await loadUser(deps, caller, ctx.params.username);
       const viewer = caller.user;
       const page = pageOf(query);
-      const url = new URL(ctx.req.originalUrl, deps.config.rootUrl).toString();
+      const url = ctx.url;
       if (!isActivityVisible(user, viewer)) return paged([], 0, page, url);
       const { entries, total } = await listUserFeed(deps.db, {
         userId: user.id,

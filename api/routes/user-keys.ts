@@ -18,7 +18,6 @@ type CreateKeyBody = z.infer<typeof createKeyBody>;
 const listQuery = z.object({ fingerprint: z.string().optional() });
 type ListQuery = z.infer<typeof listQuery> & { page?: number; limit?: number };
 
-const requestUrl = (ctx: Context<unknown, unknown>): string => new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
 
 function keyIdOf(raw: string): number {
   if (!/^\d{1,15}$/.test(raw)) throw notFound();
@@ -38,7 +37,7 @@ async function listKeys(ctx: Context<unknown, ListQuery>, owner: UserRow, ownerN
   }
   const page = pageOf(ctx.query);
   const listed = await listPublicKeys(ctx.deps.db, { ownerId: owner.id }, page);
-  return paged(render(listed), listed.total, page, requestUrl(ctx));
+  return paged(render(listed), listed.total, page, ctx.url);
 }
 
 async function createKey(ctx: Context<CreateKeyBody, unknown>, owner: UserRow): Promise<Reply> {

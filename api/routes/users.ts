@@ -22,14 +22,12 @@ const settingsBody = z.object({
   hide_activity: z.boolean().optional(),
 });
 
-const requestUrl = (ctx: Context<unknown, unknown>): string =>
-  new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
 
 async function followList(ctx: Context<unknown, { page?: number; limit?: number }>, userName: string | null, direction: 'followers' | 'following') {
   const user = userName === null ? doerOf(ctx.caller) : await loadUser(ctx.deps, ctx.caller, userName);
   const page = pageOf(ctx.query);
   const { users, total } = await listFollows(ctx.deps.db, user.id, direction, page);
-  return paged(users.map((u) => renderUser(u, ctx.caller.user, ctx.deps.config)), total, page, requestUrl(ctx));
+  return paged(users.map((u) => renderUser(u, ctx.caller.user, ctx.deps.config)), total, page, ctx.url);
 }
 
 export const userRoutes = [
@@ -46,7 +44,7 @@ export const userRoutes = [
     handle: async (ctx) => {
       const page = pageOf(ctx.query);
       const { users, total } = await searchUsers(ctx.deps.db, { q: ctx.query.q, uid: ctx.query.uid, visible: visibleTo(ctx.caller.user), ...page });
-      const reply = paged([], total, page, requestUrl(ctx));
+      const reply = paged([], total, page, ctx.url);
       return { ...reply, body: { ok: true, data: users.map((u) => renderUser(u, ctx.caller.user, ctx.deps.config)) } };
     },
   }),

@@ -11,14 +11,13 @@ import { renderUser } from '../render/user.js';
 import { renderWatchInfo } from '../render/watch.js';
 
 type PageQuery = { page?: number; limit?: number };
-const requestUrl = (ctx: Context<unknown, unknown>): string => new URL(ctx.req.originalUrl, ctx.deps.config.rootUrl).toString();
 
 async function watchedList(ctx: Context<undefined, PageQuery>, user: UserRow): Promise<Reply> {
   const page = pageOf(ctx.query);
   const viewer = ctx.caller.user;
   const { repos, total } = await listWatchedRepos(ctx.deps.db, user.id, viewer, page);
   const views = await Promise.all(repos.map((repo) => viewOf(ctx.deps.db, repo, viewer)));
-  return paged(views.map((v) => renderRepository(v, viewer, ctx.deps.config)), total, page, requestUrl(ctx));
+  return paged(views.map((v) => renderRepository(v, viewer, ctx.deps.config)), total, page, ctx.url);
 }
 
 export const watchRoutes = [
@@ -29,7 +28,7 @@ export const watchRoutes = [
       const loaded = await loadRepo(ctx.deps, ctx.caller, ctx.params.owner, ctx.params.repo);
       const page = pageOf(ctx.query);
       const { users, total } = await listWatchers(ctx.deps.db, loaded.repo.id, page);
-      return paged(users.map((u) => renderUser(u, ctx.caller.user, ctx.deps.config)), total, page, requestUrl(ctx));
+      return paged(users.map((u) => renderUser(u, ctx.caller.user, ctx.deps.config)), total, page, ctx.url);
     },
   }),
   route({

@@ -26,7 +26,7 @@ test('a literal segment wins over a parameter, and a parameter over a rest param
     res.locals.caller = anonymous;
     next();
   });
-  app.use(mountRoutes(routes, {} as Deps));
+  app.use(mountRoutes(routes, { config: { rootUrl: 'http://127.0.0.1/' } } as unknown as Deps));
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
