@@ -9,19 +9,28 @@ import { openStore } from '../../db/boot.js';
 import { loadConfig } from '../../db/config.js';
 import { openDatabase, freePort, type Database } from '../../db/database-url.js';
 import { inTx } from '../../db/data-source.js';
+import { FileBlobStore } from '../../db/blob-store.js';
+import { gitOk } from '../../db/git/run.js';
+import { GitStore } from '../../db/git-store.js';
+import { createBranch } from '../../db/models/branches.js';
+import { createRepository } from '../../db/models/repos.js';
 import { createToken } from '../../db/models/tokens.js';
 import { createUser } from '../../db/models/users.js';
+import { measureGit, type GitFigure, type GitHistory } from './git-bench.js';
 
 /**
  * `npm run bench`: Hearth's hot read paths under load, each beside a same-run baseline (bare Express 5 and
- * one primary-key query with `pg`). Every server and every load generator is its own process.
- * BENCH_DURATION (seconds, default 10) shortens the measured runs; DATABASE_URL selects an external server.
+ * one primary-key query with `pg`), then git transport over Hearth's smart HTTP beside git between local
+ * repositories (git-bench.ts). Every server and every load generator is its own process.
+ * BENCH_DURATION (seconds, default 10) sets each HTTP figure's run; DATABASE_URL selects an external server.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const self = fileURLToPath(import.meta.url);
 const autocannonCli = path.join(root, 'node_modules', 'autocannon', 'autocannon.js');
 const connections = 64;
 const username = 'bench';
+const branchCount = 20;
+const repos = { plain: 'hello', branches: 'branchy', pushed: 'history' } as const;
 
 interface Scenario {
   name: string;
@@ -42,6 +51,19 @@ interface Figure {
 interface Seed {
   userId: number;
   token: string;
+}
+
+/** Another branch on a commit of its own, each child of the default branch's head, so every head is a different commit. */
+async function commitBranches(dir: string, count: number): Promise<Array<{ name: string; commit: string }>> {
+  const identity = { GIT_AUTHOR_NAME: username, GIT_AUTHOR_EMAIL: `${username}@example.com`, GIT_COMMITTER_NAME: username, GIT_COMMITTER_EMAIL: `${username}@example.com` };
+  const head = await gitOk(['rev-parse', 'HEAD'], { cwd: dir });
+  const tree = await gitOk(['rev-parse', 'HEAD^{tree}'], { cwd: dir });
+  const branches: Array<{ name: string; commit: string }> = [];
+  for (let i = 1; i <= count; i++) {
+    const commit = await gitOk(['commit-tree', tree, '-p', head, '-m', `Work on feature ${i}`], { cwd: dir, env: identity });
+    branches.push({ name: `feature/${String(i).padStart(2, '0')}`, commit });
+  }
+  return branches;
 }
 
 /** The baseline: Express 5 and a pg pool of Hearth's size answering one primary-key query. */
@@ -76,14 +98,24 @@ async function dropBenchDatabase(adminUrl: string, benchUrl: string): Promise<vo
   await admin.end();
 }
 
-/** Migrates (openStore does) and seeds through the model operations, with the production password hash. */
-async function seed(databaseUrl: string): Promise<Seed> {
+/**
+ * Migrates (openStore does) and seeds through the model operations, with the production password hash: the
+ * user and its token, a public repository with a README, one with 20 branches, and an empty one to push into.
+ */
+async function seed(databaseUrl: string, dataDir: string): Promise<Seed> {
   const store = await openStore(databaseUrl, 'web');
   try {
-    const { passwordHashAlgo } = loadConfig({}).security;
+    const config = loadConfig({ HEARTH_DATA_DIR: dataDir });
+    const ctx = { git: new GitStore(path.join(dataDir, 'git')), blobs: new FileBlobStore(path.join(dataDir, 'blobs')), config };
     return await inTx(store, async (tx) => {
-      const user = await createUser(tx, { username, email: `${username}@example.com`, password: 'bench-password' }, { passwordAlgo: passwordHashAlgo });
+      const user = await createUser(tx, { username, email: `${username}@example.com`, password: 'bench-password' }, { passwordAlgo: config.security.passwordHashAlgo });
       const { token } = await createToken(tx, user, { name: 'bench', scopes: ['all'] });
+      await createRepository(tx, ctx, user, user, { name: repos.plain, description: 'A public repository', auto_init: true });
+      const branchy = await createRepository(tx, ctx, user, user, { name: repos.branches, auto_init: true });
+      for (const { name, commit } of await commitBranches(ctx.git.pathOf(username, repos.branches), branchCount - 1)) {
+        await createBranch(tx, ctx.git, branchy, user, name, commit);
+      }
+      await createRepository(tx, ctx, user, user, { name: repos.pushed });
       return { userId: user.id, token };
     });
   } finally {
@@ -159,17 +191,27 @@ async function measure(scenarios: Scenario[], servers: Record<Scenario['server']
   return figures;
 }
 
-function printTable(figures: Figure[]): void {
-  const header = ['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'vs baseline', 'server RSS MiB'];
-  const rows = figures.map((f) => [
-    f.name, f.requestsPerSecond.toFixed(0), f.p50Ms.toFixed(1), f.p99Ms.toFixed(1), `${f.ratioToBaseline.toFixed(2)}×`, String(f.serverRssMiB),
-  ]);
+/**
+ * One table: HTTP figures as throughput, git figures as times. "vs baseline" is always Hearth's speed as a share of
+ * the baseline's (req/s over req/s; the baseline's time over Hearth's), so below 1.00× means slower.
+ */
+function printTable(figures: Figure[], git: GitFigure[]): void {
+  const header = ['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'time ms', 'baseline ms', 'vs baseline', 'server RSS MiB'];
+  const rows = [
+    ...figures.map((f) => [
+      f.name, f.requestsPerSecond.toFixed(0), f.p50Ms.toFixed(1), f.p99Ms.toFixed(1), '', '', `${f.ratioToBaseline.toFixed(2)}×`, String(f.serverRssMiB),
+    ]),
+    ...git.map((g) => [
+      g.runs > 1 ? `${g.name} (median of ${g.runs})` : g.name, '', '', '', (g.seconds * 1000).toFixed(0), (g.baselineSeconds * 1000).toFixed(0),
+      `${(1 / g.timeRatioToBaseline).toFixed(2)}×`, String(g.serverRssMiB),
+    ]),
+  ];
   const widths = header.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i].length)));
   const line = (cells: string[]): string => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
   console.log([line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n'));
 }
 
-function writeResults(figures: Figure[], seconds: number): string {
+function writeResults(figures: Figure[], git: { history: GitHistory; figures: GitFigure[] }, seconds: number): string {
   const dir = path.join(root, 'tests', 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const started = new Date();
@@ -182,7 +224,7 @@ function writeResults(figures: Figure[], seconds: number): string {
     // Other work on the machine moves every figure; the 1-minute load average at the end tells how much.
     loadAverage: os.loadavg()[0],
   };
-  writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), machine, connections, durationSeconds: seconds, figures }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), machine, connections, durationSeconds: seconds, figures, git }, null, 2)}\n`);
   return file;
 }
 
@@ -197,25 +239,41 @@ async function main(): Promise<void> {
   try {
     database = await openDatabase({ databaseUrl: process.env.DATABASE_URL || undefined, dataDir: scratch });
     benchUrl = await createBenchDatabase(database.url);
-    const { userId, token } = await seed(benchUrl);
+    const { userId, token } = await seed(benchUrl, scratch);
     const env = { ...process.env, NODE_ENV: 'production', DATABASE_URL: benchUrl, HEARTH_DATA_DIR: scratch };
     const ports = { baseline: await freePort(), hearth: await freePort() };
     const baseline = await startServer([self, 'baseline-server'], { ...env, PORT: String(ports.baseline) }, ports.baseline);
     children.push(baseline);
     const hearth = await startServer(['api/server.ts'], { ...env, PORT: String(ports.hearth) }, ports.hearth);
     children.push(hearth);
+    const listed = (await (await fetch(`http://127.0.0.1:${ports.hearth}/api/v1/repos/${username}/${repos.branches}/branches`)).json()) as unknown[];
+    if (listed.length !== branchCount) throw new Error(`the branch list shows ${listed.length} branches, not ${branchCount}`);
     const figures = await measure(
       [
         { name: 'baseline: Express 5 + pg, one primary-key query', server: 'baseline', path: `/user/${userId}` },
         { name: 'GET /api/v1/user (Authorization: token)', server: 'hearth', path: '/api/v1/user', headers: { Authorization: `token ${token}` } },
         { name: `GET /api/v1/users/{username} (anonymous)`, server: 'hearth', path: `/api/v1/users/${username}` },
+        { name: 'GET /api/v1/repos/{owner}/{repo} (anonymous, public)', server: 'hearth', path: `/api/v1/repos/${username}/${repos.plain}` },
+        { name: `GET /api/v1/repos/{owner}/{repo}/branches (${branchCount} branches)`, server: 'hearth', path: `/api/v1/repos/${username}/${repos.branches}/branches` },
       ],
       { baseline: { port: ports.baseline, pid: baseline.pid! }, hearth: { port: ports.hearth, pid: hearth.pid! } },
       seconds,
     );
-    printTable(figures);
-    const file = path.relative(root, writeResults(figures, seconds));
-    console.log(`\n${connections} connections, ${seconds} s each, ${os.cpus().length} CPUs, load average ${os.loadavg()[0].toFixed(1)}; written to ${file}`);
+    const pushUrl = new URL(`${username}/${repos.pushed}.git`, `http://127.0.0.1:${ports.hearth}/`);
+    pushUrl.username = username;
+    pushUrl.password = token;
+    const git = await measureGit(path.join(scratch, 'git-bench'), {
+      url: pushUrl.toString(),
+      dir: new GitStore(path.join(scratch, 'git')).pathOf(username, repos.pushed),
+      rss: () => rssMiB(hearth.pid!),
+    });
+    printTable(figures, git.figures);
+    const file = path.relative(root, writeResults(figures, git, seconds));
+    console.log(
+      `\n${connections} connections, ${seconds} s per HTTP figure; git: ${git.history.commits} commits touching ${git.history.files} files ` +
+      `(${git.history.packMiB} MiB packed), baseline file:// between local repositories; ${os.cpus().length} CPUs, ` +
+      `load average ${os.loadavg()[0].toFixed(1)}; written to ${file}`,
+    );
   } finally {
     await Promise.all(children.map(stopServer));
     if (database && benchUrl) await dropBenchDatabase(database.url, benchUrl).catch(() => undefined);
