@@ -1,10 +1,10 @@
 import { forbidden, notFound, unauthorized } from '../db/errors.js';
 import type { Queryable } from '../db/data-source.js';
-import { accessModeOf } from '../db/models/access.js';
+import { ownerAndAccess } from '../db/models/access.js';
 import { findRedirect, findRepo, findRepoById } from '../db/models/repos.js';
 import { findPendingTransfer } from '../db/models/transfers.js';
 import { accessModes, type AccessMode, type RepoRow } from '../db/models/repo-row.js';
-import { toUserRow, type UserRow } from '../db/models/user-row.js';
+import type { UserRow } from '../db/models/user-row.js';
 import type { Caller } from './auth/caller.js';
 import type { Deps } from './deps.js';
 import type { MirrorInfo, RepoView } from './render/repository.js';
@@ -14,19 +14,14 @@ export interface LoadedRepo extends RepoView {
   caller: Caller;
 }
 
-async function loadUserById(db: Queryable, id: number): Promise<UserRow> {
-  const [raw] = await db.query('SELECT * FROM "user" WHERE id = $1', [id]);
-  if (!raw) throw notFound();
-  return toUserRow(raw);
-}
-
 /** Owner, the viewer's mode, the fork parent, mirror settings and a pending transfer: what rendering a repository needs. */
 export async function viewOf(db: Queryable, repo: RepoRow, viewer: UserRow | null, depth = 0): Promise<RepoView> {
-  const [owner, mode, mirrors, transfer] = await Promise.all([
-    loadUserById(db, repo.owner_id),
-    accessModeOf(db, viewer, repo),
+  const access = await ownerAndAccess(db, viewer, repo);
+  if (!access) throw notFound();
+  const { owner, mode } = access;
+  const [mirrors, transfer] = await Promise.all([
     repo.is_mirror ? db.query<MirrorInfo>('SELECT interval_seconds, enable_prune, updated FROM mirror WHERE repo_id = $1', [repo.id]) : [],
-    findPendingTransfer(db, repo.id),
+    access.transferPending ? findPendingTransfer(db, repo.id) : null,
   ]);
   let parent: RepoView | null = null;
   if (repo.fork_id && depth === 0) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import type PgBoss from 'pg-boss';
 import type pg from 'pg';
@@ -53,11 +54,24 @@ export interface Store {
   boss: PgBoss;
 }
 
-/** Reads straight from the data source's pg pool: one round trip, no query-runner bookkeeping on hot paths. */
+/**
+ * Reads straight from the data source's pg pool: one round trip, no query-runner bookkeeping on hot paths.
+ * Each statement is prepared once per connection (named by its text), so PostgreSQL plans it once, not per request.
+ */
 export function poolReader(ds: DataSource): Queryable {
   const pool = (ds.driver as unknown as { master: pg.Pool }).master;
+  const names = new Map<string, string>();
+  const nameOf = (sql: string): string => {
+    let name = names.get(sql);
+    if (!name) {
+      name = `h${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+      if (names.size < 2_000) names.set(sql, name);
+    }
+    return name;
+  };
   return {
-    query: async <T>(sql: string, params?: unknown[]): Promise<T[]> => (await pool.query(sql, params)).rows as T[],
+    query: async <T>(sql: string, params?: unknown[]): Promise<T[]> =>
+      (await pool.query({ name: nameOf(sql), text: sql, values: params })).rows as T[],
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Queryable } from '../data-source.js';
 import { accessModes, type AccessMode, type RepoRow } from './repo-row.js';
 import type { UnitKey } from './teams.js';
-import { visibilities, type UserRow } from './user-row.js';
+import { toUserRow, visibilities, type UserRow } from './user-row.js';
 
 /**
  * The one place that decides what a user may do in a repository: ownership, site administration,
@@ -15,23 +15,48 @@ import { visibilities, type UserRow } from './user-row.js';
 export async function accessModeOf(db: Queryable, user: UserRow | null, repo: RepoRow, unit?: UnitKey): Promise<AccessMode> {
   if (user && user.id === repo.owner_id) return accessModes.owner;
   if (user?.is_admin) return accessModes.admin;
-  const [row] = await db.query<{ visibility: number; member: boolean; collaboration: number | null; team: number | null }>(
-    `SELECT o.visibility,
-       EXISTS (SELECT 1 FROM org_user ou WHERE ou.org_id = o.id AND ou.uid = $2) AS member,
-       (SELECT c.mode FROM collaboration c WHERE c.repo_id = $1 AND c.user_id = $2) AS collaboration,
+  return (await ownerAndAccess(db, user, repo, unit))?.mode ?? accessModes.none;
+}
+
+export interface OwnerAndAccess {
+  owner: UserRow;
+  mode: AccessMode;
+  /** Whether a transfer of the repository waits for its recipient. */
+  transferPending: boolean;
+}
+
+/**
+ * The repository's owner row and the user's mode in one round trip: the hot path of every repository route.
+ * `null` when the owner row is gone.
+ */
+export async function ownerAndAccess(db: Queryable, user: UserRow | null, repo: RepoRow, unit?: UnitKey): Promise<OwnerAndAccess | null> {
+  const [raw] = await db.query<Record<string, unknown>>(
+    `SELECT o.*,
+       EXISTS (SELECT 1 FROM org_user ou WHERE ou.org_id = o.id AND ou.uid = $2) AS access_member,
+       (SELECT c.mode FROM collaboration c WHERE c.repo_id = $1 AND c.user_id = $2) AS access_collaboration,
        (SELECT max(CASE WHEN t.authorize >= ${accessModes.admin} THEN ${accessModes.owner}
                         WHEN $4::text IS NULL THEN t.authorize ELSE COALESCE(tu2.access_mode, 0) END)
           FROM team t JOIN team_user tu ON tu.team_id = t.id AND tu.uid = $2
           LEFT JOIN team_unit tu2 ON tu2.team_id = t.id AND tu2.type = $4
           WHERE t.org_id = o.id
-            AND (t.includes_all_repositories OR EXISTS (SELECT 1 FROM team_repo tr WHERE tr.team_id = t.id AND tr.repo_id = $1))) AS team
+            AND (t.includes_all_repositories OR EXISTS (SELECT 1 FROM team_repo tr WHERE tr.team_id = t.id AND tr.repo_id = $1))) AS access_team,
+       EXISTS (SELECT 1 FROM repo_transfer rt WHERE rt.repo_id = $1) AS access_transfer
      FROM "user" o WHERE o.id = $3`,
     [repo.id, user?.id ?? null, repo.owner_id, unit ?? null],
   );
-  if (!row) return accessModes.none;
-  const ownerVisible = isOwnerVisible(visibilities[row.visibility], user, row.member);
-  const granted = Math.max(row.collaboration ?? accessModes.none, row.team ?? accessModes.none);
-  if (!ownerVisible && row.collaboration === null) return accessModes.none;
+  if (!raw) return null;
+  const { access_member, access_collaboration, access_team, access_transfer, ...ownerColumns } = raw;
+  const owner = toUserRow(ownerColumns);
+  const collaboration = access_collaboration as number | null;
+  return { owner, mode: modeFrom(owner, user, repo, Boolean(access_member), collaboration, access_team as number | null), transferPending: Boolean(access_transfer) };
+}
+
+function modeFrom(owner: UserRow, user: UserRow | null, repo: RepoRow, member: boolean, collaboration: number | null, team: number | null): AccessMode {
+  if (user && user.id === repo.owner_id) return accessModes.owner;
+  if (user?.is_admin) return accessModes.admin;
+  const ownerVisible = isOwnerVisible(visibilities[owner.visibility], user, member);
+  if (!ownerVisible && collaboration === null) return accessModes.none;
+  const granted = Math.max(collaboration ?? accessModes.none, team ?? accessModes.none);
   const floor = !repo.is_private && ownerVisible && !user?.restricted ? accessModes.read : accessModes.none;
   return Math.max(floor, granted) as AccessMode;
 }
