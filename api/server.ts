@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { ensureBootAdmin, openStore, withSecretKey } from '../db/boot.js';
 import { loadConfig } from '../db/config.js';
 import { createApp } from './app.js';
+import { CommitFieldsCache } from '../db/models/branches.js';
 import { GitStore } from '../db/git-store.js';
 import { FileBlobStore } from '../db/blob-store.js';
 import path from 'node:path';
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
   const store = await openStore(config.databaseUrl, 'web');
   await ensureBootAdmin(store, config, log);
   const blobs = new FileBlobStore(path.join(config.dataDir, 'blobs'));
-  const server = createApp({ ...store, config, log, git: new GitStore(path.join(config.dataDir, 'git')), blobs }).listen(config.port, () => {
+  const server = createApp({ ...store, config, log, git: new GitStore(path.join(config.dataDir, 'git')), blobs, commits: new CommitFieldsCache() }).listen(config.port, () => {
     log.info({ port: config.port, rootUrl: config.rootUrl }, 'web ready');
   });
   let stopping = false;

@@ -6,7 +6,7 @@ import {
   listProtections, userNamesOf, type ProtectionInput, type ProtectionRow,
 } from '../../db/models/branch-protection.js';
 import {
-  assertBranchesWritable, countBranches, createBranch, deleteBranch, ensureBranchRows, listBranchRows, readHeads,
+  assertBranchesWritable, createBranch, deleteBranch, ensureBranchRows, listBranchPage, readHeads,
   resolveCommit, userNamesByEmail,
 } from '../../db/models/branches.js';
 import { accessModes } from '../../db/models/repo-row.js';
@@ -40,9 +40,16 @@ const createProtectionBody = z.object({ ...protectionFields, rule_name: z.string
 const repoHtmlUrl = (deps: Deps, loaded: LoadedRepo): string => `${deps.config.rootUrl}${loaded.owner.name}/${loaded.repo.name}`;
 const gitDir = (deps: Deps, loaded: LoadedRepo): string => deps.git.pathOf(loaded.repo.owner_name, loaded.repo.name);
 
-/** The named branches as git has them now (missing ones left out), in the order asked, with what the viewer may do. */
-async function branchViews(deps: Deps, loaded: LoadedRepo, branchNames: string[]): Promise<BranchView[]> {
-  const [heads, rules] = await Promise.all([readHeads(gitDir(deps, loaded), branchNames), listProtections(deps.db, loaded.repo.id)]);
+/**
+ * The named branches as git has them now (missing ones left out), in the order asked, with what the viewer may
+ * do under the repository's protection rules (read here unless the caller already has them).
+ */
+async function branchViews(deps: Deps, loaded: LoadedRepo, branchNames: string[], protections?: ProtectionRow[]): Promise<BranchView[]> {
+  if (branchNames.length === 0) return [];
+  const [heads, rules] = await Promise.all([
+    readHeads(gitDir(deps, loaded), branchNames, deps.commits),
+    protections ?? listProtections(deps.db, loaded.repo.id),
+  ]);
   const usernames = await userNamesByEmail(deps.db, heads.flatMap((h) => [h.authorEmail, h.committerEmail]));
   const byName = new Map(heads.map((h) => [h.branch, h]));
   const user = loaded.caller.user;
@@ -87,13 +94,12 @@ export const branchRoutes = [
       const loaded = await loadRepo(deps, caller, params.owner, params.repo);
       const page = pageOf(ctx.query as { page?: number; limit?: number });
       if (loaded.repo.is_empty) return paged([], 0, page, ctx.url);
-      let total = await countBranches(deps.db, loaded.repo.id);
+      let { rows, total, protectedAny } = await listBranchPage(deps.db, loaded.repo.id, page);
       if (total === 0) {
         await inTx(deps, (tx) => ensureBranchRows(tx, deps.git, loaded.repo.id, caller.user?.id ?? null));
-        total = await countBranches(deps.db, loaded.repo.id);
+        ({ rows, total, protectedAny } = await listBranchPage(deps.db, loaded.repo.id, page));
       }
-      const rows = await listBranchRows(deps.db, loaded.repo.id, page);
-      const views = await branchViews(deps, loaded, rows.map((r) => r.name));
+      const views = await branchViews(deps, loaded, rows.map((r) => r.name), protectedAny ? undefined : []);
       return paged(views.map((v) => renderBranch(v, repoHtmlUrl(deps, loaded))), total - (rows.length - views.length), page, ctx.url);
     },
   }),

@@ -13,6 +13,7 @@ import { openStore, type OpenStore } from '../../db/boot.js';
 import { loadConfig, type Config } from '../../db/config.js';
 import { inTx } from '../../db/data-source.js';
 import { GitStore } from '../../db/git-store.js';
+import { CommitFieldsCache } from '../../db/models/branches.js';
 import { FileBlobStore } from '../../db/blob-store.js';
 import { createToken } from '../../db/models/tokens.js';
 import { createUser } from '../../db/models/users.js';
@@ -94,7 +95,7 @@ export async function startHearth(t: ExecutionContext, settings: Record<string, 
   });
   const log = pino({ level: process.env.HEARTH_TEST_LOG ?? 'silent' });
   const store = await openStore(databaseUrl, 'web');
-  const deps: Deps = { ...store, config, log, git: new GitStore(path.join(dataDir, 'git')), blobs: new FileBlobStore(path.join(dataDir, 'blobs')) };
+  const deps: Deps = { ...store, config, log, git: new GitStore(path.join(dataDir, 'git')), blobs: new FileBlobStore(path.join(dataDir, 'blobs')), commits: new CommitFieldsCache() };
   server.on('request', createApp(deps));
   const subscriptions: Subscription[] = [];
   t.teardown(async () => {
