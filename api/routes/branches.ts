@@ -24,12 +24,14 @@ const createBranchBody = z.object({
 });
 
 const names = z.array(z.string()).optional();
+/** Team whitelists are not enforced yet; refusing them beats storing a rule that would not hold. */
+const teamNames = z.array(z.string()).max(0, 'team whitelists are not supported yet: whitelist users instead').optional();
 const flag = z.boolean().optional();
 const protectionFields = {
-  enable_push: flag, enable_push_whitelist: flag, push_whitelist_usernames: names, push_whitelist_teams: names,
-  push_whitelist_deploy_keys: flag, enable_merge_whitelist: flag, merge_whitelist_usernames: names, merge_whitelist_teams: names,
+  enable_push: flag, enable_push_whitelist: flag, push_whitelist_usernames: names, push_whitelist_teams: teamNames,
+  push_whitelist_deploy_keys: flag, enable_merge_whitelist: flag, merge_whitelist_usernames: names, merge_whitelist_teams: teamNames,
   enable_status_check: flag, status_check_contexts: names, required_approvals: z.number().int().optional(),
-  enable_approvals_whitelist: flag, approvals_whitelist_username: names, approvals_whitelist_teams: names,
+  enable_approvals_whitelist: flag, approvals_whitelist_username: names, approvals_whitelist_teams: teamNames,
   block_on_rejected_reviews: flag, block_on_official_review_requests: flag, block_on_outdated_branch: flag,
   dismiss_stale_approvals: flag, ignore_stale_approvals: flag, require_signed_commits: flag,
   protected_file_patterns: z.string().optional(), unprotected_file_patterns: z.string().optional(),

@@ -140,3 +140,19 @@ test('branch protection rules: create, list, read, edit and delete, with Gitea a
   const after = await hearth.call('GET', '/repos/alice/guarded/branches/main', { auth: bob.bearer });
   t.like(after.body, { protected: false, user_can_push: true, user_can_merge: true });
 });
+
+test('team whitelists are refused with 422 rather than stored and not enforced', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  t.is((await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'r', auto_init: true } })).status, 201);
+  const refused = await hearth.call('POST', '/repos/alice/r/branch_protections', {
+    auth: alice.bearer, body: { rule_name: 'main', enable_push_whitelist: true, push_whitelist_teams: ['devs'] },
+  });
+  t.is(refused.status, 422);
+  t.regex(refused.body.message, /push_whitelist_teams.*team whitelists are not supported/);
+  t.deepEqual((await hearth.call('GET', '/repos/alice/r/branch_protections', { auth: alice.bearer })).body, []);
+  const accepted = await hearth.call('POST', '/repos/alice/r/branch_protections', {
+    auth: alice.bearer, body: { rule_name: 'main', push_whitelist_teams: [] },
+  });
+  t.is(accepted.status, 201);
+});
