@@ -122,25 +122,26 @@ export function renderBranch(view: BranchView, repoHtmlUrl: string): ApiBranch {
 }
 
 /** `names` resolves the user ids the rule stores; ids of deleted users are left out. */
-export function renderBranchProtection(rule: ProtectionRow, names: Map<number, string>): ApiBranchProtection {
+export function renderBranchProtection(rule: ProtectionRow, names: Map<number, string>, teams: Map<number, string>): ApiBranchProtection {
   const usernames = (ids: number[]): string[] => ids.flatMap((id) => (names.has(id) ? [names.get(id)!] : []));
+  const teamNames = (ids: number[]): string[] => ids.flatMap((id) => (teams.has(id) ? [teams.get(id)!] : []));
   return {
     branch_name: isGlobRule(rule.rule_name) ? '' : rule.rule_name,
     rule_name: rule.rule_name,
     enable_push: rule.can_push,
     enable_push_whitelist: rule.enable_whitelist,
     push_whitelist_usernames: usernames(rule.whitelist_user_ids),
-    push_whitelist_teams: [],
+    push_whitelist_teams: teamNames(rule.whitelist_team_ids),
     push_whitelist_deploy_keys: rule.whitelist_deploy_keys,
     enable_merge_whitelist: rule.enable_merge_whitelist,
     merge_whitelist_usernames: usernames(rule.merge_whitelist_user_ids),
-    merge_whitelist_teams: [],
+    merge_whitelist_teams: teamNames(rule.merge_whitelist_team_ids),
     enable_status_check: rule.enable_status_check,
     status_check_contexts: rule.status_check_contexts,
     required_approvals: rule.required_approvals,
     enable_approvals_whitelist: rule.enable_approvals_whitelist,
     approvals_whitelist_username: usernames(rule.approvals_whitelist_user_ids),
-    approvals_whitelist_teams: [],
+    approvals_whitelist_teams: teamNames(rule.approvals_whitelist_team_ids),
     block_on_rejected_reviews: rule.block_on_rejected_reviews,
     block_on_official_review_requests: rule.block_on_official_review_requests,
     block_on_outdated_branch: rule.block_on_outdated_branch,

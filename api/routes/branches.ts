@@ -3,7 +3,7 @@ import { inTx } from '../../db/data-source.js';
 import { badRequest, notFound } from '../../db/errors.js';
 import {
   canUserMerge, canUserPush, createProtection, deleteProtection, editProtection, effectiveProtection, getProtection,
-  listProtections, userNamesOf, type ProtectionInput, type ProtectionRow,
+  listProtections, teamNamesOf, userNamesOf, whitelistedTeamIds, type ProtectionInput, type ProtectionRow,
 } from '../../db/models/branch-protection.js';
 import {
   assertBranchesWritable, createBranch, deleteBranch, ensureBranchRows, listBranchPage, readHeads,
@@ -24,14 +24,12 @@ const createBranchBody = z.object({
 });
 
 const names = z.array(z.string()).optional();
-/** Team whitelists are not enforced yet; refusing them beats storing a rule that would not hold. */
-const teamNames = z.array(z.string()).max(0, 'team whitelists are not supported yet: whitelist users instead').optional();
 const flag = z.boolean().optional();
 const protectionFields = {
-  enable_push: flag, enable_push_whitelist: flag, push_whitelist_usernames: names, push_whitelist_teams: teamNames,
-  push_whitelist_deploy_keys: flag, enable_merge_whitelist: flag, merge_whitelist_usernames: names, merge_whitelist_teams: teamNames,
+  enable_push: flag, enable_push_whitelist: flag, push_whitelist_usernames: names, push_whitelist_teams: names,
+  push_whitelist_deploy_keys: flag, enable_merge_whitelist: flag, merge_whitelist_usernames: names, merge_whitelist_teams: names,
   enable_status_check: flag, status_check_contexts: names, required_approvals: z.number().int().optional(),
-  enable_approvals_whitelist: flag, approvals_whitelist_username: names, approvals_whitelist_teams: teamNames,
+  enable_approvals_whitelist: flag, approvals_whitelist_username: names, approvals_whitelist_teams: names,
   block_on_rejected_reviews: flag, block_on_official_review_requests: flag, block_on_outdated_branch: flag,
   dismiss_stale_approvals: flag, ignore_stale_approvals: flag, require_signed_commits: flag,
   protected_file_patterns: z.string().optional(), unprotected_file_patterns: z.string().optional(),
@@ -52,9 +50,12 @@ async function branchViews(deps: Deps, loaded: LoadedRepo, branchNames: string[]
     readHeads(gitDir(deps, loaded), branchNames, deps.commits),
     protections ?? listProtections(deps.db, loaded.repo.id),
   ]);
-  const usernames = await userNamesByEmail(deps.db, heads.flatMap((h) => [h.authorEmail, h.committerEmail]));
-  const byName = new Map(heads.map((h) => [h.branch, h]));
   const user = loaded.caller.user;
+  const [usernames, teamIds] = await Promise.all([
+    userNamesByEmail(deps.db, heads.flatMap((h) => [h.authorEmail, h.committerEmail])),
+    whitelistedTeamIds(deps.db, user, rules),
+  ]);
+  const byName = new Map(heads.map((h) => [h.branch, h]));
   const writer = user !== null && loaded.mode >= accessModes.write;
   return branchNames.flatMap((name) => {
     const head = byName.get(name);
@@ -62,8 +63,8 @@ async function branchViews(deps: Deps, loaded: LoadedRepo, branchNames: string[]
     const rule = effectiveProtection(rules, name);
     return [{
       head, rule, usernames, showRuleName: loaded.mode >= accessModes.admin,
-      canPush: rule ? canUserPush(rule, user, loaded.mode) : writer,
-      canMerge: rule ? canUserMerge(rule, user, loaded.mode) : writer,
+      canPush: rule ? canUserPush(rule, user, loaded.mode, teamIds) : writer,
+      canMerge: rule ? canUserMerge(rule, user, loaded.mode, teamIds) : writer,
     }];
   });
 }
@@ -76,8 +77,9 @@ async function renderBranchNamed(deps: Deps, loaded: LoadedRepo, name: string) {
 
 async function renderProtections(deps: Deps, rules: ProtectionRow[]) {
   const ids = rules.flatMap((r) => [...r.whitelist_user_ids, ...r.merge_whitelist_user_ids, ...r.approvals_whitelist_user_ids]);
-  const userNames = await userNamesOf(deps.db, [...new Set(ids)]);
-  return rules.map((rule) => renderBranchProtection(rule, userNames));
+  const teamIds = rules.flatMap((r) => [...r.whitelist_team_ids, ...r.merge_whitelist_team_ids, ...r.approvals_whitelist_team_ids]);
+  const [userNames, teamNames] = await Promise.all([userNamesOf(deps.db, [...new Set(ids)]), teamNamesOf(deps.db, [...new Set(teamIds)])]);
+  return rules.map((rule) => renderBranchProtection(rule, userNames, teamNames));
 }
 
 /** Repository administrators manage protection rules (Gitea's reqToken + reqAdmin). */

@@ -36,11 +36,14 @@ export interface ProtectionRow {
   updated: Date;
 }
 
-/** The fields of Gitea's Create/EditBranchProtectionOption that Hearth keeps (team lists need organizations). */
+/** The fields of Gitea's Create/EditBranchProtectionOption that Hearth keeps. */
 export interface ProtectionInput {
   enable_push?: boolean;
   enable_push_whitelist?: boolean;
   push_whitelist_usernames?: string[];
+  push_whitelist_teams?: string[];
+  merge_whitelist_teams?: string[];
+  approvals_whitelist_teams?: string[];
   push_whitelist_deploy_keys?: boolean;
   enable_merge_whitelist?: boolean;
   merge_whitelist_usernames?: string[];
@@ -158,17 +161,32 @@ export function effectiveProtection(rules: ProtectionRow[], branch: string): Pro
 // ---------------------------------------------------------------- who may do what
 
 /** Gitea's CanUserPush: the rule must allow pushing; then either anyone with write access, or the whitelist. */
-export function canUserPush(rule: ProtectionRow, user: UserRow | null, mode: AccessMode): boolean {
+export function canUserPush(rule: ProtectionRow, user: UserRow | null, mode: AccessMode, teamIds: number[] = []): boolean {
   if (!user || !rule.can_push) return false;
   if (!rule.enable_whitelist) return mode >= accessModes.write;
-  return rule.whitelist_user_ids.includes(user.id);
+  return rule.whitelist_user_ids.includes(user.id) || teamIds.some((id) => rule.whitelist_team_ids.includes(id));
 }
 
 /** Gitea's IsUserMergeWhitelisted: write access, or the merge whitelist when it is enabled. */
-export function canUserMerge(rule: ProtectionRow, user: UserRow | null, mode: AccessMode): boolean {
+export function canUserMerge(rule: ProtectionRow, user: UserRow | null, mode: AccessMode, teamIds: number[] = []): boolean {
   if (!user) return false;
   if (!rule.enable_merge_whitelist) return mode >= accessModes.write;
-  return rule.merge_whitelist_user_ids.includes(user.id);
+  return rule.merge_whitelist_user_ids.includes(user.id) || teamIds.some((id) => rule.merge_whitelist_team_ids.includes(id));
+}
+
+/** The teams of `user` that whitelists in `rules` name (none queried when no rule names a team). */
+export async function whitelistedTeamIds(db: Queryable, user: UserRow | null, rules: ProtectionRow[]): Promise<number[]> {
+  const named = new Set(rules.flatMap((r) => [...r.whitelist_team_ids, ...r.merge_whitelist_team_ids, ...r.approvals_whitelist_team_ids]));
+  if (!user || named.size === 0) return [];
+  const rows = await db.query<{ team_id: number }>('SELECT team_id FROM team_user WHERE uid = $1 AND team_id = ANY($2::bigint[])', [user.id, [...named]]);
+  return rows.map((row) => Number(row.team_id));
+}
+
+/** Team names by id, for rendering rules. */
+export async function teamNamesOf(db: Queryable, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<{ id: number; name: string }>('SELECT id, name FROM team WHERE id = ANY($1::bigint[])', [ids]);
+  return new Map(rows.map((r) => [Number(r.id), r.name]));
 }
 
 export interface RefUpdate {
@@ -196,6 +214,7 @@ export async function judgePush(db: Queryable, repo: RepoRow, user: UserRow, mod
   const verdict: PushVerdict = { refusals: new Map(), fastForwardOnly: [] };
   const branchCommands = commands.filter((c) => c.ref.startsWith('refs/heads/'));
   const rules = branchCommands.length ? await listProtections(db, repo.id) : [];
+  const teamIds = await whitelistedTeamIds(db, user, rules);
   for (const command of commands) {
     if (command.ref.startsWith('refs/pull/')) {
       verdict.refusals.set(command.ref, 'refs/pull/* is read-only');
@@ -211,7 +230,7 @@ export async function judgePush(db: Queryable, repo: RepoRow, user: UserRow, mod
     const rule = effectiveProtection(rules, branch);
     if (!rule) continue;
     if (deleting) verdict.refusals.set(command.ref, `branch ${branch} is protected from deletion`);
-    else if (!canUserPush(rule, user, mode)) verdict.refusals.set(command.ref, `Not allowed to push to protected branch ${branch}`);
+    else if (!canUserPush(rule, user, mode, teamIds)) verdict.refusals.set(command.ref, `Not allowed to push to protected branch ${branch}`);
     else if (!isZeroSha(command.oldSha)) verdict.fastForwardOnly.push(command.ref);
   }
   return verdict;
@@ -253,6 +272,21 @@ async function whitelistIds(tx: Queryable, repo: RepoRow, names: string[], neede
   return kept;
 }
 
+/** Gitea's team whitelist update: teams of the owning organization by name (422 for an unknown one); ignored for a user's repository. */
+async function teamWhitelistIds(tx: Queryable, repo: RepoRow, names: string[]): Promise<number[]> {
+  const wanted = [...new Set(names.map((n) => n.toLowerCase()))];
+  if (wanted.length === 0) return [];
+  const [owner] = await tx.query<{ type: number }>('SELECT type FROM "user" WHERE id = $1', [repo.owner_id]);
+  if (owner?.type !== 1) return [];
+  const rows = await tx.query<{ id: number; lower_name: string }>(
+    'SELECT id, lower_name FROM team WHERE org_id = $1 AND lower_name = ANY($2::text[])',
+    [repo.owner_id, wanted],
+  );
+  const missing = wanted.find((name) => !rows.some((row) => row.lower_name === name));
+  if (missing !== undefined) throw invalid(`team does not exist [name: ${missing}]`);
+  return rows.map((row) => Number(row.id));
+}
+
 type Columns = Partial<Omit<ProtectionRow, 'id' | 'repo_id' | 'rule_name' | 'created' | 'updated'>>;
 
 /** The columns an edit changes, with Gitea's coupling: no push means no whitelist, no whitelist means no deploy keys. */
@@ -287,6 +321,11 @@ async function columnsOf(tx: Queryable, repo: RepoRow, input: ProtectionInput): 
   }
   if (input.approvals_whitelist_username !== undefined) {
     next.approvals_whitelist_user_ids = await whitelistIds(tx, repo, input.approvals_whitelist_username, accessModes.read);
+  }
+  if (input.push_whitelist_teams !== undefined) next.whitelist_team_ids = await teamWhitelistIds(tx, repo, input.push_whitelist_teams);
+  if (input.merge_whitelist_teams !== undefined) next.merge_whitelist_team_ids = await teamWhitelistIds(tx, repo, input.merge_whitelist_teams);
+  if (input.approvals_whitelist_teams !== undefined) {
+    next.approvals_whitelist_team_ids = await teamWhitelistIds(tx, repo, input.approvals_whitelist_teams);
   }
   return next;
 }

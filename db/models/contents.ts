@@ -16,7 +16,7 @@ import {
 import { isValidRefPattern, zeroOid, type CommitObject, type ObjectFormat } from '../git/objects.js';
 import { GitReader, type ListedEntry, type PathEntry } from '../git/read.js';
 import { enqueue } from '../../jobs/queue.js';
-import { assertNotArchived, canUserPush, effectiveProtection, globToRegExp, listProtections } from './branch-protection.js';
+import { assertNotArchived, canUserPush, effectiveProtection, globToRegExp, listProtections, whitelistedTeamIds } from './branch-protection.js';
 import { assertValidBranchName } from './repos.js';
 import type { AccessMode, RepoRow } from './repo-row.js';
 import { toUserRow, type UserRow } from './user-row.js';
@@ -286,13 +286,14 @@ async function placeWrite(tx: Tx, ctx: ContentsContext, repo: RepoRow, options: 
  * only touch files the rule leaves unprotected, and protected file patterns are never touched here.
  */
 async function verifyBranchProtection(db: Queryable, repo: RepoRow, doer: UserRow, mode: AccessMode, branch: string, paths: string[]): Promise<void> {
-  const rule = effectiveProtection(await listProtections(db, repo.id), branch);
+  const rules = await listProtections(db, repo.id);
+  const rule = effectiveProtection(rules, branch);
   if (!rule) return;
   const patterns = (text: string): RegExp[] =>
     text.split(';').map((p) => p.trim().toLowerCase()).filter(Boolean).map(globToRegExp);
   const unprotected = patterns(rule.unprotected_file_patterns);
   const protectedFiles = patterns(rule.protected_file_patterns);
-  const mayPush = canUserPush(rule, doer, mode);
+  const mayPush = canUserPush(rule, doer, mode, await whitelistedTeamIds(db, doer, [rule]));
   if (!mayPush && paths.length === 0) throw forbidden(`user cannot commit to repo [user: ${doer.lower_name}]`);
   for (const treePath of paths) {
     const lower = treePath.toLowerCase();

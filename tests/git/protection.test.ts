@@ -141,18 +141,36 @@ test('branch protection rules: create, list, read, edit and delete, with Gitea a
   t.like(after.body, { protected: false, user_can_push: true, user_can_merge: true });
 });
 
-test('team whitelists are refused with 422 rather than stored and not enforced', async (t) => {
+test('team whitelists: members of a named team of the organization may push, other writers may not', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  t.is((await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'r', auto_init: true } })).status, 201);
-  const refused = await hearth.call('POST', '/repos/alice/r/branch_protections', {
-    auth: alice.bearer, body: { rule_name: 'main', enable_push_whitelist: true, push_whitelist_teams: ['devs'] },
+  const bob = await hearth.createUser('bob');
+  const carol = await hearth.createUser('carol');
+  t.is((await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'acme' } })).status, 201);
+  t.is((await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name: 'r', auto_init: true } })).status, 201);
+  const team = await hearth.call('POST', '/orgs/acme/teams', {
+    auth: alice.bearer, body: { name: 'devs', permission: 'write', units: ['repo.code'], includes_all_repositories: true },
   });
-  t.is(refused.status, 422);
-  t.regex(refused.body.message, /push_whitelist_teams.*team whitelists are not supported/);
-  t.deepEqual((await hearth.call('GET', '/repos/alice/r/branch_protections', { auth: alice.bearer })).body, []);
-  const accepted = await hearth.call('POST', '/repos/alice/r/branch_protections', {
-    auth: alice.bearer, body: { rule_name: 'main', push_whitelist_teams: [] },
+  t.is(team.status, 201, JSON.stringify(team.body));
+  t.is((await hearth.call('PUT', `/teams/${team.body.id}/members/bob`, { auth: alice.bearer })).status, 204);
+  t.is((await hearth.call('PUT', '/repos/acme/r/collaborators/carol', { auth: alice.bearer, body: { permission: 'write' } })).status, 204);
+
+  const unknown = await hearth.call('POST', '/repos/acme/r/branch_protections', {
+    auth: alice.bearer, body: { rule_name: 'main', enable_push: true, enable_push_whitelist: true, push_whitelist_teams: ['nobody'] },
   });
-  t.is(accepted.status, 201);
+  t.is(unknown.status, 422);
+  t.regex(unknown.body.message, /team does not exist/);
+  const rule = await hearth.call('POST', '/repos/acme/r/branch_protections', {
+    auth: alice.bearer, body: { rule_name: 'main', enable_push: true, enable_push_whitelist: true, push_whitelist_teams: ['devs'] },
+  });
+  t.is(rule.status, 201, JSON.stringify(rule.body));
+  t.deepEqual(rule.body.push_whitelist_teams, ['devs']);
+  t.deepEqual((await hearth.call('GET', '/repos/acme/r/branch_protections/main', { auth: alice.bearer })).body.push_whitelist_teams, ['devs']);
+
+  t.true((await hearth.call('GET', '/repos/acme/r/branches/main', { auth: bob.bearer })).body.user_can_push);
+  t.false((await hearth.call('GET', '/repos/acme/r/branches/main', { auth: carol.bearer })).body.user_can_push);
+  const byBob = await hearth.call('POST', '/repos/acme/r/contents/bob.txt', { auth: bob.bearer, body: { content: Buffer.from('b').toString('base64') } });
+  t.is(byBob.status, 201, JSON.stringify(byBob.body));
+  const byCarol = await hearth.call('POST', '/repos/acme/r/contents/carol.txt', { auth: carol.bearer, body: { content: Buffer.from('c').toString('base64') } });
+  t.is(byCarol.status, 403);
 });
