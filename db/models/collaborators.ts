@@ -70,6 +70,10 @@ export async function listUsersWithAccess(db: Queryable, repo: RepoRow, atLeast:
     `SELECT u.* FROM "user" u
      WHERE u.is_active AND (
        u.id IN (SELECT c.user_id FROM collaboration c WHERE c.repo_id = $1 AND c.mode >= $2)
+       OR u.id IN (SELECT tu.uid FROM team t JOIN team_user tu ON tu.team_id = t.id
+         WHERE t.org_id = $3
+           AND (t.includes_all_repositories OR EXISTS (SELECT 1 FROM team_repo tr WHERE tr.team_id = t.id AND tr.repo_id = $1))
+           AND (t.authorize >= ${accessModes.admin} OR EXISTS (SELECT 1 FROM team_unit un WHERE un.team_id = t.id AND un.access_mode >= $2)))
        OR (u.id = $3 AND u.type = ${userTypes.individual}))
      ORDER BY u.id = $3, u.lower_name`,
     [repo.id, atLeast, repo.owner_id],

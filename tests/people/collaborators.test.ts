@@ -106,3 +106,19 @@ test('assignees are writers and the owner; reviewers include readers', async (t)
   const after = await hearth.call('GET', '/repos/alice/tools/assignees', { auth: alice.bearer });
   t.deepEqual(after.body.map((u: { login: string }) => u.login), ['bob', 'alice']);
 });
+
+test('assignees of an organization repository include members of teams with write access to it', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  await hearth.createUser('bob');
+  await hearth.createUser('dave');
+  t.is((await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'acme' } })).status, 201);
+  t.is((await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name: 'r' } })).status, 201);
+  const writers = await hearth.call('POST', '/orgs/acme/teams', { auth: alice.bearer, body: { name: 'devs', permission: 'write', units: ['repo.code', 'repo.issues'], includes_all_repositories: true } });
+  const readers = await hearth.call('POST', '/orgs/acme/teams', { auth: alice.bearer, body: { name: 'readers', permission: 'read', units: ['repo.code'], includes_all_repositories: true } });
+  t.is((await hearth.call('PUT', `/teams/${writers.body.id}/members/bob`, { auth: alice.bearer })).status, 204);
+  t.is((await hearth.call('PUT', `/teams/${readers.body.id}/members/dave`, { auth: alice.bearer })).status, 204);
+  const assignees = await hearth.call('GET', '/repos/acme/r/assignees', { auth: alice.bearer });
+  t.is(assignees.status, 200);
+  t.deepEqual(assignees.body.map((u: { login: string }) => u.login).sort(), ['alice', 'bob']);
+});
