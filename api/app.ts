@@ -1,5 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import { authenticate } from './auth/authenticate.js';
+import { sudo } from './auth/sudo.js';
 import type { Deps } from './deps.js';
 import { apiNotFound, errorHandler } from './http/errors.js';
 import { mountRoutes } from './http/mount.js';
@@ -36,6 +37,7 @@ export function createApp(deps: Deps): Express {
   api.use('/markdown/raw', express.text({ limit: '10mb', type: () => true }));
   api.use(express.json({ limit: '10mb', type: ['application/json', 'text/plain'] }));
   api.use(authenticate(deps));
+  api.use(sudo(deps));
   api.use(mountRoutes(apiRoutes, deps));
   api.use(apiNotFound);
   app.use('/api/v1', api);

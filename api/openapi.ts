@@ -130,8 +130,10 @@ export function openApiDocument(routes: RouteDefinition[], rootUrl: string, vers
       Token: { type: 'apiKey', name: 'token', in: 'query', description: 'Deprecated: use AuthorizationHeaderToken instead.' },
       AccessToken: { type: 'apiKey', name: 'access_token', in: 'query', description: 'Deprecated: use AuthorizationHeaderToken instead.' },
       TOTPHeader: { type: 'apiKey', name: 'X-GITEA-OTP', in: 'header', description: 'Must be used in combination with BasicAuth if two-factor authentication is enabled.' },
+      SudoParam: { type: 'apiKey', name: 'sudo', in: 'query', description: 'Sudo API request as the user provided as the key. Admin privileges are required.' },
+      SudoHeader: { type: 'apiKey', name: 'Sudo', in: 'header', description: 'Sudo API request as the user provided as the key. Admin privileges are required.' },
     },
-    security: [{ BasicAuth: [] }, { Token: [] }, { AccessToken: [] }, { AuthorizationHeaderToken: [] }, { TOTPHeader: [] }],
+    security: [{ BasicAuth: [] }, { Token: [] }, { AccessToken: [] }, { AuthorizationHeaderToken: [] }, { SudoParam: [] }, { SudoHeader: [] }, { TOTPHeader: [] }],
     paths,
   };
 }

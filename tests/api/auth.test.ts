@@ -241,3 +241,22 @@ test('PASSWORD_HASH_ALGO: pbkdf2 means the strong preset; an unsupported value s
     t.throws(() => loadConfig({ ...env, HEARTH__security__PASSWORD_HASH_ALGO: value }), { message: /PASSWORD_HASH_ALGO/ }, value);
   }
 });
+
+test('sudo: an administrator acts as another user by header or query; others are refused', async (t) => {
+  const hearth = await startHearth(t);
+  const root = await hearth.createUser('root', { admin: true });
+  const alice = await hearth.createUser('alice');
+  await hearth.createUser('bob');
+  const byHeader = await hearth.call('GET', '/user', { auth: root.bearer, headers: { Sudo: 'alice' } });
+  t.is(byHeader.status, 200);
+  t.is(byHeader.body.login, 'alice');
+  const created = await hearth.call('POST', '/user/repos?sudo=alice', { auth: root.bearer, body: { name: 'made-by-sudo' } });
+  t.is(created.status, 201);
+  t.is(created.body.owner.login, 'alice');
+  const [{ owner_id }] = await hearth.store.db.query<{ owner_id: number }>('SELECT owner_id FROM repository WHERE lower_name = $1', ['made-by-sudo']);
+  t.is(owner_id, alice.user.id);
+  const refused = await hearth.call('GET', '/user', { auth: alice.bearer, headers: { Sudo: 'bob' } });
+  t.is(refused.status, 403);
+  t.is(refused.body.message, 'Only administrators allowed to sudo.');
+  t.is((await hearth.call('GET', '/user', { auth: root.bearer, headers: { Sudo: 'nobody' } })).status, 404);
+});
