@@ -299,6 +299,13 @@ export async function syncAllBranches(tx: Tx, dir: string, repoId: number, pushe
   return heads.length;
 }
 
+/** Every tag of a repository that arrived without a push (a fork, an adopted directory) becomes a tag release. */
+export async function syncAllTags(tx: Tx, dir: string, repoId: number, pusherId: number | null): Promise<void> {
+  const listed = await runGit(['for-each-ref', '--format=%(refname:strip=2)', 'refs/tags/'], { cwd: dir });
+  if (listed.code !== 0) throw new Error(`git for-each-ref failed: ${listed.stderr.trim()}`);
+  await syncTags(tx, dir, repoId, pusherId, listed.stdout.toString('utf8').split('\n').filter(Boolean));
+}
+
 export async function countBranches(db: Queryable, repoId: number): Promise<number> {
   const [{ count }] = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM branch WHERE repo_id = $1', [repoId]);
   return count;
@@ -396,7 +403,7 @@ export async function syncPush(tx: Tx, git: GitStore, push: BranchSyncPayload): 
 }
 
 /** Pushed tags become tag releases (a release already on that tag follows it); deleted tags take theirs away. */
-async function syncTags(tx: Tx, dir: string, repoId: number, pusherId: number, names: string[]): Promise<void> {
+async function syncTags(tx: Tx, dir: string, repoId: number, pusherId: number | null, names: string[]): Promise<void> {
   if (names.length === 0) return;
   const present = await readTags(dir, names);
   for (const tag of present) {

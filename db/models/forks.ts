@@ -5,7 +5,7 @@ import { gitOk } from '../git/run.js';
 import { accessModeOf, readableReposCondition } from './access.js';
 import { isBlocked } from './blocks.js';
 import { findOrgByName, isOrgMember, orgPermissionsOf } from './orgs.js';
-import { syncAllBranches } from './branches.js';
+import { syncAllBranches, syncAllTags } from './branches.js';
 import { createRepository, reachedRepoLimit, type RepoContext } from './repos.js';
 import { accessModes, type RepoRow } from './repo-row.js';
 import { userTypes, visibilities, type UserRow } from './user-row.js';
@@ -67,6 +67,7 @@ export async function forkRepository(tx: Tx, ctx: RepoContext, base: RepoRow, ow
     { cwd: dir, timeoutMs: forkCopyTimeoutMs },
   );
   const branches = await syncAllBranches(tx, dir, fork.id, doer.id);
+  await syncAllTags(tx, dir, fork.id, doer.id);
   const [row] = await tx.query<RepoRow>(
     `UPDATE repository SET is_empty = $2, has_issues = false, has_wiki = false, has_projects = false, has_releases = false,
        has_packages = false, has_actions = false

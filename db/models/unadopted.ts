@@ -6,7 +6,7 @@ import { invalid, notFound } from '../errors.js';
 import { readSymbolicHead, setSymbolicHead } from '../git/commit-writer.js';
 import { runGit } from '../git/run.js';
 import type { GitStore } from '../git-store.js';
-import { syncAllBranches } from './branches.js';
+import { syncAllBranches, syncAllTags } from './branches.js';
 import { assertUsableRepoName, createRepository, type RepoContext } from './repos.js';
 import type { RepoRow } from './repo-row.js';
 import { compileGlob } from './templates.js';
@@ -75,6 +75,7 @@ export async function adoptRepository(tx: Tx, ctx: RepoContext, owner: UserRow, 
   const head = await readSymbolicHead(dir);
   const repo = await createRepository(tx, ctx, owner, doer, { name, private: true }, { adopt: true });
   await syncAllBranches(tx, dir, repo.id, null);
+  await syncAllTags(tx, dir, repo.id, null);
   const branches = (await tx.query<{ name: string }>('SELECT name FROM branch WHERE repo_id = $1 ORDER BY name', [repo.id])).map((b) => b.name);
   const headBranch = head?.startsWith('refs/heads/') ? head.slice('refs/heads/'.length) : null;
   const defaultBranch =

@@ -32,6 +32,10 @@ test('a fork copies the refs and branch rows, points at its parent and counts on
   );
   t.deepEqual(branches.map((b) => b.name), ['feature', 'trunk']);
   t.is(branches[1].commit_id, (await gitOk(['rev-parse', 'refs/heads/trunk'], { cwd: dir })));
+  const tagReleases = await hearth.store.db.query<{ tag_name: string; is_tag: boolean; sha1: string }>(
+    'SELECT tag_name, is_tag, sha1 FROM release WHERE repo_id = $1', [fork.body.id],
+  );
+  t.deepEqual(tagReleases, [{ tag_name: 'v1', is_tag: true, sha1: branches[1].commit_id }]);
 
   const parent = await hearth.call('GET', '/repos/alice/lib');
   t.is(parent.body.forks_count, 1);
