@@ -7,7 +7,7 @@ import { accessModes, type AccessMode, type RepoRow } from '../db/models/repo-ro
 import type { UserRow } from '../db/models/user-row.js';
 import type { Caller } from './auth/caller.js';
 import type { Deps } from './deps.js';
-import type { MirrorInfo, RepoView } from './render/repository.js';
+import { renderRepository, type ApiRepository, type MirrorInfo, type RepoView } from './render/repository.js';
 
 export interface LoadedRepo extends RepoView {
   /** The caller's mode, as a name for guard messages. */
@@ -29,6 +29,12 @@ export async function viewOf(db: Queryable, repo: RepoRow, viewer: UserRow | nul
     if (parentRepo) parent = await viewOf(db, parentRepo, viewer, 1);
   }
   return { repo, owner, mode, parent, mirror: mirrors[0] ?? null, transfer };
+}
+
+/** A list of repositories as `viewer` sees them: one view per repository, rendered (lists, searches, feeds). */
+export async function renderRepos(deps: Deps, repos: RepoRow[], viewer: UserRow | null): Promise<ApiRepository[]> {
+  const views = await Promise.all(repos.map((repo) => viewOf(deps.db, repo, viewer)));
+  return views.map((view) => renderRepository(view, viewer, deps.config));
 }
 
 /**

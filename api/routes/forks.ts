@@ -1,25 +1,15 @@
 import { z } from 'zod';
 import { inTx } from '../../db/data-source.js';
 import { resolveForkOwner, forkRepository, listForks } from '../../db/models/forks.js';
-import type { RepoRow } from '../../db/models/repo-row.js';
-import type { UserRow } from '../../db/models/user-row.js';
-import type { Deps } from '../deps.js';
 import { pageOf, paged } from '../http/pagination.js';
 import { route } from '../http/route.js';
 import { doerOf } from '../loaders.js';
-import { loadRepo, viewOf } from '../repo-loader.js';
-import { renderRepository } from '../render/repository.js';
+import { loadRepo, renderRepos } from '../repo-loader.js';
 
 const forkBody = z.object({
   organization: z.string().min(1).optional(),
   name: z.string().min(1).max(100).optional(),
 });
-
-
-async function renderRepos(deps: Deps, repos: RepoRow[], viewer: UserRow | null) {
-  const views = await Promise.all(repos.map((repo) => viewOf(deps.db, repo, viewer)));
-  return views.map((view) => renderRepository(view, viewer, deps.config));
-}
 
 export const forkRoutes = [
   route<undefined, { page?: number; limit?: number }>({

@@ -21,9 +21,8 @@ import { renderActivity, type ApiActivity } from '../render/activity.js';
 import { renderOrganization, renderOrgPermissions } from '../render/org.js';
 import { renderRepository } from '../render/repository.js';
 import { renderUser } from '../render/user.js';
-import { viewOf } from '../repo-loader.js';
+import { renderRepos, viewOf } from '../repo-loader.js';
 import { createRepoBody } from './repos.js';
-
 
 /** The organization a path names, if the caller may see it; missing and invisible answer the same 404. */
 export async function loadOrg(deps: Deps, caller: Caller, name: string): Promise<OrgRow> {
@@ -276,8 +275,7 @@ export const orgRoutes = [
       const org = await loadOrg(deps, caller, ctx.params.org);
       const page = pageOf(ctx.query);
       const { repos, total } = await listOrgRepos(deps.db, org, caller.user, page);
-      const views = await Promise.all(repos.map((repo) => viewOf(deps.db, repo, caller.user)));
-      return paged(views.map((view) => renderRepository(view, caller.user, deps.config)), total, page, ctx.url);
+      return paged(await renderRepos(deps, repos, caller.user), total, page, ctx.url);
     },
   }),
   route<z.infer<typeof createRepoBody>>({

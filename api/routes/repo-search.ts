@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { modeFilters, searchRepositories } from '../../db/models/repo-search.js';
-import { viewOf } from '../repo-loader.js';
+import { renderRepos } from '../repo-loader.js';
 import { pageOf, paged } from '../http/pagination.js';
 import { route } from '../http/route.js';
-import { renderRepository } from '../render/repository.js';
 
 /** Go's strconv.ParseBool spellings, which Gitea's FormBool accepts. */
 const flag = z
@@ -57,8 +56,7 @@ export const repoSearchRoutes = [
         limit: page.limit,
         offset: page.offset,
       });
-      const views = await Promise.all(repos.map((repo) => viewOf(deps.db, repo, caller.user)));
-      const data = views.map((v) => renderRepository(v, caller.user, deps.config));
+      const data = await renderRepos(deps, repos, caller.user);
       const reply = paged([], total, page, ctx.url);
       return { ...reply, body: { ok: true, data } };
     },

@@ -8,7 +8,7 @@ import { accessModes, type RepoRow } from '../../db/models/repo-row.js';
 import { getIndividualByName } from '../../db/models/users.js';
 import type { UserRow } from '../../db/models/user-row.js';
 import { doerOf, loadUser } from '../loaders.js';
-import { loadRepo, loadRepoById, requireMode, viewOf } from '../repo-loader.js';
+import { loadRepo, loadRepoById, renderRepos, requireMode, viewOf } from '../repo-loader.js';
 import { pageOf, paged } from '../http/pagination.js';
 import { created, noContent, ok, route, type Context } from '../http/route.js';
 import { renderRepository } from '../render/repository.js';
@@ -53,7 +53,6 @@ const editRepoBody = z.object({
   enable_prune: flag,
 });
 
-
 /** The creation shared by /user/repos, /admin/users/{username}/repos and (with organizations) /orgs/{org}/repos. */
 export async function createAndRender(deps: Deps, owner: UserRow, doer: UserRow, body: z.infer<typeof createRepoBody>) {
   const repo = await inTx(deps, (tx) => createRepository(tx, deps, owner, doer, body));
@@ -66,8 +65,7 @@ async function listRepos(deps: Deps, ctx: Context<unknown, { page?: number; limi
   const params = [owner.id, viewer?.id ?? null];
   const [{ count }] = await deps.db.query<{ count: number }>(`SELECT count(*)::int AS count FROM repository r WHERE ${where}`, params);
   const rows = await deps.db.query<RepoRow>(`SELECT r.* FROM repository r WHERE ${where} ORDER BY r.lower_name LIMIT $3 OFFSET $4`, [...params, page.limit, page.offset]);
-  const views = await Promise.all(rows.map((row) => viewOf(deps.db, row, viewer)));
-  return paged(views.map((v) => renderRepository(v, viewer, deps.config)), count, page, ctx.url);
+  return paged(await renderRepos(deps, rows, viewer), count, page, ctx.url);
 }
 
 export const repoRoutes = [

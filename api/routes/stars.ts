@@ -3,10 +3,9 @@ import { notFound } from '../../db/errors.js';
 import { isStarring, listStargazers, listStarredRepos, starRepository, unstarRepository } from '../../db/models/stars.js';
 import type { UserRow } from '../../db/models/user-row.js';
 import { doerOf, loadUser } from '../loaders.js';
-import { loadRepo, viewOf } from '../repo-loader.js';
+import { loadRepo, renderRepos } from '../repo-loader.js';
 import { pageOf, paged } from '../http/pagination.js';
 import { noContent, route, type Context, type Reply } from '../http/route.js';
-import { renderRepository } from '../render/repository.js';
 import { renderUser } from '../render/user.js';
 
 type PageQuery = { page?: number; limit?: number };
@@ -15,8 +14,7 @@ async function starredList(ctx: Context<undefined, PageQuery>, user: UserRow): P
   const page = pageOf(ctx.query);
   const viewer = ctx.caller.user;
   const { repos, total } = await listStarredRepos(ctx.deps.db, user.id, viewer, page);
-  const views = await Promise.all(repos.map((repo) => viewOf(ctx.deps.db, repo, viewer)));
-  return paged(views.map((v) => renderRepository(v, viewer, ctx.deps.config)), total, page, ctx.url);
+  return paged(await renderRepos(ctx.deps, repos, viewer), total, page, ctx.url);
 }
 
 export const starRoutes = [

@@ -19,7 +19,7 @@ import { doerOf } from '../loaders.js';
 import { renderRepository } from '../render/repository.js';
 import { renderTeam, type ApiTeam } from '../render/team.js';
 import { renderUser } from '../render/user.js';
-import { loadRepo, requireMode, viewOf, type LoadedRepo } from '../repo-loader.js';
+import { type LoadedRepo, loadRepo, renderRepos, requireMode, viewOf } from '../repo-loader.js';
 import { loadOrg, renderFeed, requireOrgMember, requireOrgOwner } from './orgs.js';
 
 const unitsMap = z.record(z.string(), z.string());
@@ -214,8 +214,7 @@ export const teamRoutes = [
       const team = await loadTeam(deps, caller, ctx.params.id);
       const page = pageOf(ctx.query);
       const { repos, total } = await listTeamRepos(deps.db, team, page);
-      const views = await Promise.all(repos.map((repo) => viewOf(deps.db, repo, caller.user)));
-      return paged(views.map((view) => renderRepository(view, caller.user, deps.config)), total, page, ctx.url);
+      return paged(await renderRepos(deps, repos, caller.user), total, page, ctx.url);
     },
   }),
   route({
