@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Transporter } from 'nodemailer';
-import type { Config } from '../db/config.js';
+import type { Config } from '../db/process/config.js';
 import type { Store } from '../db/data-source.js';
 import type { GitStore } from '../db/git-store.js';
 import type { JobName, PayloadOf } from '../jobs/catalogue.js';

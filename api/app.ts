@@ -6,10 +6,10 @@ import { apiNotFound, errorHandler } from './http/errors.js';
 import { mountRoutes } from './http/mount.js';
 import { openApiDocument } from './openapi.js';
 import { apiRoutes } from './routes/index.js';
-import { apiVersion } from './routes/misc.js';
-import { repoAvatarFiles } from './routes/repo-avatar.js';
-import { userAvatarFiles } from './routes/user-avatar.js';
-import { attachmentDownloads } from './routes/attachments-download.js';
+import { apiVersion } from './routes/instance/misc.js';
+import { repoAvatarFiles } from './routes/repos/repo-avatar.js';
+import { userAvatarFiles } from './routes/users/user-avatar.js';
+import { attachmentDownloads } from './routes/releases/attachments-download.js';
 import { gitSmartHttp } from './git/smart-http.js';
 
 /** The web process's Express application. Nothing here starts listening; server.ts and tests do. */

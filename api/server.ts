@@ -1,8 +1,8 @@
 import { pino } from 'pino';
-import { ensureBootAdmin, openStore, withSecretKey } from '../db/boot.js';
-import { loadConfig } from '../db/config.js';
+import { ensureBootAdmin, openStore, withSecretKey } from '../db/process/boot.js';
+import { loadConfig } from '../db/process/config.js';
 import { createApp } from './app.js';
-import { CommitFieldsCache } from '../db/models/branches.js';
+import { CommitFieldsCache } from '../db/models/code/branches.js';
 import { GitStore } from '../db/git-store.js';
 import { FileBlobStore } from '../db/blob-store.js';
 import path from 'node:path';

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { createDataSource, migrate } from '../db/data-source.js';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/embedded.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/process/embedded.js';
 import { createQueue, startQueue } from '../jobs/queue.js';
 
 /**

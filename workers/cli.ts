@@ -1,13 +1,13 @@
 import { parseArgs } from 'node:util';
-import { openStore, withSecretKey, type OpenStore } from '../db/boot.js';
-import { loadConfig, type Config } from '../db/config.js';
+import { openStore, withSecretKey, type OpenStore } from '../db/process/boot.js';
+import { loadConfig, type Config } from '../db/process/config.js';
 import { inTx, type Queryable } from '../db/data-source.js';
-import { EmbeddedDatabaseBusy, openDatabase } from '../db/database-url.js';
+import { EmbeddedDatabaseBusy, openDatabase } from '../db/process/database-url.js';
 import { HttpError } from '../db/errors.js';
-import { createToken } from '../db/models/tokens.js';
-import { enrollTotp } from '../db/models/two-factor.js';
-import { visibilities, type UserRow } from '../db/models/user-row.js';
-import { createUser, editUser, getIndividualByName, searchUsers } from '../db/models/users.js';
+import { createToken } from '../db/models/users/tokens.js';
+import { enrollTotp } from '../db/models/users/two-factor.js';
+import { visibilities, type UserRow } from '../db/models/users/user-row.js';
+import { createUser, editUser, getIndividualByName, searchUsers } from '../db/models/users/users.js';
 
 /**
  * The admin command line: `npm run hearth -- admin user <command> [options]`. Each command runs the same

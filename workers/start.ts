@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { loadConfig } from '../db/config.js';
-import { openDatabase } from '../db/database-url.js';
+import { loadConfig } from '../db/process/config.js';
+import { openDatabase } from '../db/process/database-url.js';
 
 /**
  * `npm start`: the embedded PostgreSQL when DATABASE_URL is unset, then the Procfile's web and worker

@@ -2,7 +2,7 @@ import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Actor, ActorDeps } from '../actors/actor.js';
-import type { Config } from '../db/config.js';
+import type { Config } from '../db/process/config.js';
 import type { Store } from '../db/data-source.js';
 import { GitStore } from '../db/git-store.js';
 import { jobs, jobNames, type JobName } from '../jobs/catalogue.js';

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { allActors } from '../actors/index.js';
-import { withSecretKey, openStore, ensureBootAdmin } from '../db/boot.js';
-import { loadConfig } from '../db/config.js';
+import { withSecretKey, openStore, ensureBootAdmin } from '../db/process/boot.js';
+import { loadConfig } from '../db/process/config.js';
 import { actorDeps, chooseActors, subscribe } from './subscribe.js';
 
 /** The worker process: runs the actors until SIGTERM/SIGINT, then finishes the jobs in hand and exits. */

@@ -2,10 +2,10 @@ import { BlockList, isIPv4 } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import { verifyPassword } from '../../db/crypto.js';
 import { forbidden, unauthorized } from '../../db/errors.js';
-import { authenticateToken } from '../../db/models/tokens.js';
-import { checkTotp } from '../../db/models/two-factor.js';
-import { findUserByLogin, findUserByName } from '../../db/models/users.js';
-import type { UserRow } from '../../db/models/user-row.js';
+import { authenticateToken } from '../../db/models/users/tokens.js';
+import { checkTotp } from '../../db/models/users/two-factor.js';
+import { findUserByLogin, findUserByName } from '../../db/models/users/users.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
 import type { Deps } from '../deps.js';
 import { anonymous, type Caller } from './caller.js';
 

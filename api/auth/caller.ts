@@ -1,4 +1,4 @@
-import type { UserRow } from '../../db/models/user-row.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
 
 export type AuthMethod = 'none' | 'token' | 'basic' | 'query' | 'proxy';
 

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { HttpError, notFound } from '../../db/errors.js';
-import { findUserByName } from '../../db/models/users.js';
+import { findUserByName } from '../../db/models/users/users.js';
 import type { Deps } from '../deps.js';
 import type { Caller } from './caller.js';
 

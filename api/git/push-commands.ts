@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { badRequest, HttpError } from '../../db/errors.js';
-import type { RefUpdate } from '../../db/models/branch-protection.js';
+import type { RefUpdate } from '../../db/models/code/branch-protection.js';
 import { encodePkt, flushPkt, PktReader, readPkt, sideband } from './pkt-line.js';
 
 /** The start of a receive-pack request: the ref updates and the capabilities the client asked for. */

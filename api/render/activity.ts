@@ -1,5 +1,5 @@
-import { feedKinds, type FeedEntry } from '../../db/models/activity-feeds.js';
-import type { UserRow } from '../../db/models/user-row.js';
+import { feedKinds, type FeedEntry } from '../../db/models/activity/activity-feeds.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
 import { renderRepository, type ApiRepository, type RepoView } from './repository.js';
 import { iso } from './time.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';

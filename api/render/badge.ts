@@ -1,4 +1,4 @@
-import type { BadgeRow } from '../../db/models/badges.js';
+import type { BadgeRow } from '../../db/models/users/badges.js';
 
 /** The Badge definition. */
 export interface ApiBadge {

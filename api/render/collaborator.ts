@@ -1,5 +1,5 @@
-import type { AccessMode } from '../../db/models/repo-row.js';
-import type { UserRow } from '../../db/models/user-row.js';
+import type { AccessMode } from '../../db/models/repos/repo-row.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';
 
 /** Gitea's names of access modes (perm.AccessMode.String()). */

@@ -1,6 +1,6 @@
-import type { CommitStatusRow, CommitStatusState } from '../../db/models/commit-statuses.js';
-import type { RepoRow } from '../../db/models/repo-row.js';
-import type { UserRow } from '../../db/models/user-row.js';
+import type { CommitStatusRow, CommitStatusState } from '../../db/models/code/commit-statuses.js';
+import type { RepoRow } from '../../db/models/repos/repo-row.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
 import type { ApiRepository } from './repository.js';
 import { iso } from './time.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';

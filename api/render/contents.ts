@@ -1,5 +1,5 @@
 import type { CommitObject } from '../../db/git/objects.js';
-import type { ContentsItem, ContentsRef } from '../../db/models/contents.js';
+import type { ContentsItem, ContentsRef } from '../../db/models/code/contents.js';
 import {
   pathEscape,
   pathEscapeSegments,

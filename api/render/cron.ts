@@ -1,4 +1,4 @@
-import type { CronTask } from '../../db/models/cron-tasks.js';
+import type { CronTask } from '../../db/models/instance/cron-tasks.js';
 import { iso } from './time.js';
 
 /** The Cron definition. */

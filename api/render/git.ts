@@ -1,6 +1,6 @@
 import type { CommitObject, ObjectType, Signature, TagObject } from '../../db/git/objects.js';
 import type { CommitChanges, FileChange, ListedEntry, RefInfo, TagInfo } from '../../db/git/read.js';
-import type { UserRow } from '../../db/models/user-row.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';
 
 /** The API and web addresses of one repository, which every git object's links start from. */

@@ -1,4 +1,4 @@
-import type { GpgKeyEmail, GpgKeyRow, GpgKeyView } from '../../db/models/gpg-keys.js';
+import type { GpgKeyEmail, GpgKeyRow, GpgKeyView } from '../../db/models/users/gpg-keys.js';
 import { iso } from './time.js';
 
 /** The GPGKey definition. Subkeys carry no addresses and no subkeys of their own (null, as Gitea sends them). */

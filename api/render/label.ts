@@ -1,4 +1,4 @@
-import type { LabelRow } from '../../db/models/labels.js';
+import type { LabelRow } from '../../db/models/orgs/labels.js';
 
 /** The Label definition of the Gitea 1.22 API description. */
 export interface ApiLabel {

@@ -1,4 +1,4 @@
-import type { NodeUsage } from '../../db/models/node-usage.js';
+import type { NodeUsage } from '../../db/models/instance/node-usage.js';
 
 /**
  * The NodeInfo definition (nodeinfo 2.1). Zero counts are left out, as Gitea's `omitempty` leaves them. Unlike Gitea

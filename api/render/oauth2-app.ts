@@ -1,4 +1,4 @@
-import type { OAuth2AppRow } from '../../db/models/oauth2-apps.js';
+import type { OAuth2AppRow } from '../../db/models/users/oauth2-apps.js';
 import { iso } from './time.js';
 
 /** The OAuth2Application definition. */

@@ -1,6 +1,6 @@
-import type { OrgPermissions, OrgRow } from '../../db/models/orgs.js';
-import { accessModes } from '../../db/models/repo-row.js';
-import { visibilities, type UserRow } from '../../db/models/user-row.js';
+import type { OrgPermissions, OrgRow } from '../../db/models/orgs/orgs.js';
+import { accessModes } from '../../db/models/repos/repo-row.js';
+import { visibilities, type UserRow } from '../../db/models/users/user-row.js';
 import { avatarUrl, type RenderContext } from './user.js';
 
 /** The Organization definition of the Gitea 1.22 API description. */

@@ -1,6 +1,6 @@
-import type { OwnedPublicKey } from '../../db/models/public-keys.js';
-import { accessModes } from '../../db/models/repo-row.js';
-import type { UserRow } from '../../db/models/user-row.js';
+import type { OwnedPublicKey } from '../../db/models/users/public-keys.js';
+import { accessModes } from '../../db/models/repos/repo-row.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
 import { iso } from './time.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';
 

@@ -1,7 +1,7 @@
-import type { AttachmentRow } from '../../db/models/attachments.js';
-import type { ReleaseRow } from '../../db/models/releases.js';
-import type { RepoRow } from '../../db/models/repo-row.js';
-import type { UserRow } from '../../db/models/user-row.js';
+import type { AttachmentRow } from '../../db/models/releases/attachments.js';
+import type { ReleaseRow } from '../../db/models/releases/releases.js';
+import type { RepoRow } from '../../db/models/repos/repo-row.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
 import { iso } from './time.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';
 

@@ -1,6 +1,6 @@
-import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repo-row.js';
-import type { TeamView } from '../../db/models/teams.js';
-import type { UserRow } from '../../db/models/user-row.js';
+import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repos/repo-row.js';
+import type { TeamView } from '../../db/models/orgs/teams.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
 import { renderTeam, type ApiTeam } from './team.js';
 import { iso } from './time.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';

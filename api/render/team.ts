@@ -1,7 +1,7 @@
-import type { OrgRow } from '../../db/models/orgs.js';
-import { accessModes } from '../../db/models/repo-row.js';
-import { accessModeNames, unitKeys, type TeamView } from '../../db/models/teams.js';
-import type { UserRow } from '../../db/models/user-row.js';
+import type { OrgRow } from '../../db/models/orgs/orgs.js';
+import { accessModes } from '../../db/models/repos/repo-row.js';
+import { accessModeNames, unitKeys, type TeamView } from '../../db/models/orgs/teams.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
 import { renderOrganization, type ApiOrganization } from './org.js';
 import type { RenderContext } from './user.js';
 

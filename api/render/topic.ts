@@ -1,4 +1,4 @@
-import type { TopicRow } from '../../db/models/topics.js';
+import type { TopicRow } from '../../db/models/repos/topics.js';
 import { iso } from './time.js';
 
 /** The TopicResponse definition. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { visibilities, type UserRow } from '../../db/models/user-row.js';
-import type { EmailRow } from '../../db/models/emails.js';
-import type { TokenRow } from '../../db/models/tokens.js';
+import { visibilities, type UserRow } from '../../db/models/users/user-row.js';
+import type { EmailRow } from '../../db/models/users/emails.js';
+import type { TokenRow } from '../../db/models/users/tokens.js';
 import { scopeList } from '../../db/scopes.js';
 import { iso } from './time.js';
 

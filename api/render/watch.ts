@@ -1,5 +1,5 @@
-import type { RepoRow } from '../../db/models/repo-row.js';
-import type { WatchRow } from '../../db/models/watches.js';
+import type { RepoRow } from '../../db/models/repos/repo-row.js';
+import type { WatchRow } from '../../db/models/repos/watches.js';
 import { iso } from './time.js';
 import type { RenderContext } from './user.js';
 

@@ -1,7 +1,7 @@
 import type { Queryable } from '../data-source.js';
-import { accessModes, type AccessMode, type RepoRow } from './repo-row.js';
-import type { UnitKey } from './teams.js';
-import { toUserRow, visibilities, type UserRow } from './user-row.js';
+import { accessModes, type AccessMode, type RepoRow } from './repos/repo-row.js';
+import type { UnitKey } from './orgs/teams.js';
+import { toUserRow, visibilities, type UserRow } from './users/user-row.js';
 
 /**
  * The one place that decides what a user may do in a repository: ownership, site administration,

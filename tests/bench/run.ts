@@ -5,17 +5,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import pg from 'pg';
-import { openStore } from '../../db/boot.js';
-import { loadConfig } from '../../db/config.js';
-import { openDatabase, freePort, type Database } from '../../db/database-url.js';
+import { openStore } from '../../db/process/boot.js';
+import { loadConfig } from '../../db/process/config.js';
+import { openDatabase, freePort, type Database } from '../../db/process/database-url.js';
 import { inTx } from '../../db/data-source.js';
 import { FileBlobStore } from '../../db/blob-store.js';
 import { gitOk } from '../../db/git/run.js';
 import { GitStore } from '../../db/git-store.js';
-import { createBranch } from '../../db/models/branches.js';
-import { createRepository } from '../../db/models/repos.js';
-import { createToken } from '../../db/models/tokens.js';
-import { createUser } from '../../db/models/users.js';
+import { createBranch } from '../../db/models/code/branches.js';
+import { createRepository } from '../../db/models/repos/repos.js';
+import { createToken } from '../../db/models/users/tokens.js';
+import { createUser } from '../../db/models/users/users.js';
 import { measureGit, type GitFigure, type GitHistory } from './git-bench.js';
 
 /**

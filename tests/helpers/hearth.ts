@@ -9,15 +9,15 @@ import { pino } from 'pino';
 import { allActors } from '../../actors/index.js';
 import { createApp } from '../../api/app.js';
 import type { Deps } from '../../api/deps.js';
-import { openStore, type OpenStore } from '../../db/boot.js';
-import { loadConfig, type Config } from '../../db/config.js';
+import { openStore, type OpenStore } from '../../db/process/boot.js';
+import { loadConfig, type Config } from '../../db/process/config.js';
 import { inTx } from '../../db/data-source.js';
 import { GitStore } from '../../db/git-store.js';
-import { CommitFieldsCache } from '../../db/models/branches.js';
+import { CommitFieldsCache } from '../../db/models/code/branches.js';
 import { FileBlobStore } from '../../db/blob-store.js';
-import { createToken } from '../../db/models/tokens.js';
-import { createUser } from '../../db/models/users.js';
-import type { UserRow } from '../../db/models/user-row.js';
+import { createToken } from '../../db/models/users/tokens.js';
+import { createUser } from '../../db/models/users/users.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
 import { actorDeps, chooseActors, subscribe, type Subscription } from '../../workers/subscribe.js';
 
 export interface Answer<T = any> {

@@ -147,7 +147,7 @@ test('a team with unit permissions: the unit mode counts where a unit is asked f
   const id = await team(hearth, alice, 'acme', { name: 'mixed', units_map: { 'repo.code': 'write', 'repo.issues': 'read' } }, ['bob']);
   await hearth.call('PUT', `/teams/${id}/repos/acme/app`, { auth: alice.bearer });
   const { accessModeOf } = await import('../../db/models/access.js');
-  const { findRepo } = await import('../../db/models/repos.js');
+  const { findRepo } = await import('../../db/models/repos/repos.js');
   const repo = (await findRepo(hearth.store.db, 'acme', 'app'))!;
   t.is(await accessModeOf(hearth.store.db, bob.user, repo), 1, 'the team mode is the smallest granted unit mode');
   t.is(await accessModeOf(hearth.store.db, bob.user, repo, 'repo.code'), 2);
@@ -208,7 +208,7 @@ test('token scopes: organization routes need the organization scope, and the use
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'acme' } });
-  const { createToken } = await import('../../db/models/tokens.js');
+  const { createToken } = await import('../../db/models/users/tokens.js');
   const { inTx } = await import('../../db/data-source.js');
   const tokenWith = async (name: string, scopes: string[]) =>
     `token ${(await inTx(hearth.store, (tx) => createToken(tx, alice.user, { name, scopes }))).token}`;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import test from 'ava';
 import { inTx } from '../../db/data-source.js';
-import { deleteUser } from '../../db/models/users.js';
+import { deleteUser } from '../../db/models/users/users.js';
 import { startHearth } from '../helpers/hearth.js';
 
 test('deleting a user who owns repositories or belongs to organizations needs purge', async (t) => {

@@ -1,0 +1,314 @@
+import { z } from 'zod';
+import { inTx } from '../../../db/data-source.js';
+import { badRequest, invalid, notFound } from '../../../db/errors.js';
+import { definitionFor, parseEditorconfig } from '../../../db/git/editorconfig.js';
+import { languageStats } from '../../../db/git/languages.js';
+import type { CommitObject } from '../../../db/git/objects.js';
+import { isFullOid, isValidRefPattern } from '../../../db/git/objects.js';
+import type { GitReader } from '../../../db/git/read.js';
+import { runGit } from '../../../db/git/run.js';
+import {
+  applyDiffPatch,
+  changeRepoFiles,
+  cleanTreePath,
+  readContentsItem,
+  readContentsOrList,
+  resolveContentsRef,
+  type ContentsRef,
+  type FileOperation,
+  type WriteOptions,
+  type WrittenCommit,
+} from '../../../db/models/code/contents.js';
+import { accessModes } from '../../../db/models/repos/repo-row.js';
+import { doerOf } from '../../context/user.js';
+import { created, ok, route, type Context, type Reply } from '../../http/route.js';
+import { requireMode } from '../../context/repo.js';
+import { renderContents, renderFileResponse, renderFilesResponse, type ApiContents } from '../../render/contents.js';
+import { loadGitView, type GitView } from './git-data.js';
+
+const identity = z.object({ name: z.string().optional(), email: z.string().optional() }).optional();
+const fileOptions = {
+  branch: z.string().optional(),
+  new_branch: z.string().optional(),
+  message: z.string().optional(),
+  author: identity,
+  committer: identity,
+  dates: z.object({ author: z.iso.datetime({ offset: true }).optional(), committer: z.iso.datetime({ offset: true }).optional() }).optional(),
+  signoff: z.boolean().optional(),
+};
+
+const createFileBody = z.object({ ...fileOptions, content: z.string() });
+const updateFileBody = z.object({ ...fileOptions, content: z.string(), sha: z.string().min(1), from_path: z.string().optional() });
+const deleteFileBody = z.object({ ...fileOptions, sha: z.string().min(1) });
+const changeFilesBody = z.object({
+  ...fileOptions,
+  files: z.array(z.object({
+    operation: z.enum(['create', 'update', 'delete']),
+    path: z.string(),
+    content: z.string().optional(),
+    from_path: z.string().optional(),
+    sha: z.string().optional(),
+  })).min(1),
+});
+const diffPatchBody = z.object({ ...fileOptions, content: z.string().min(1), sha: z.string().optional() });
+const refQuery = z.object({ ref: z.string().optional() });
+type RefQuery = z.infer<typeof refQuery>;
+
+/** Go's base64.StdEncoding: strict padding and alphabet (line breaks are ignored); anything else is 422. */
+function decodeBase64(text: string | undefined, field: string): Buffer {
+  const compact = (text ?? '').replace(/[\r\n]/g, '');
+  if (compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) throw invalid(`[${field}]: illegal base64 data`);
+  return Buffer.from(compact, 'base64');
+}
+
+/** The FileResponse (or FilesResponse) of a write: the written files as they now are, and the commit. */
+async function renderWritten(view: GitView, written: WrittenCommit, paths: string[]): Promise<{ commit: CommitObject; files: Array<ApiContents | null> }> {
+  const commit = await view.reader.objects.readCommit(written.commitId);
+  if (!commit) throw new Error(`the commit just written is missing: ${written.commitId}`);
+  const at: ContentsRef = { commit, asked: written.branch, ref: written.branch, refType: 'branch' };
+  const files = await Promise.all(
+    paths.map(async (path) => {
+      const item = await readContentsItem(view.reader, at, path);
+      return item ? renderContents(view.links, at, item) : null;
+    }),
+  );
+  return { commit, files };
+}
+
+async function writeFiles(
+  ctx: Context<unknown, unknown>,
+  options: WriteOptions,
+  files: FileOperation[],
+  settings: { shaMismatchStatus?: 400 | 422 } = {},
+): Promise<{ view: GitView; commit: CommitObject; files: Array<ApiContents | null> }> {
+  const view = await loadGitView(ctx.deps, ctx);
+  requireMode(view.loaded, accessModes.write);
+  const written = await inTx(ctx.deps, (tx) =>
+    changeRepoFiles(tx, ctx.deps, view.loaded.repo, doerOf(ctx.caller), view.loaded.mode, options, files, settings),
+  );
+  return { view, ...(await renderWritten(view, written, written.paths)) };
+}
+
+const optionsOf = (body: WriteOptions): WriteOptions => ({
+  branch: body.branch, new_branch: body.new_branch, message: body.message, author: body.author, committer: body.committer,
+  dates: body.dates, signoff: body.signoff,
+});
+
+/** GET /contents and /contents/{filepath}: an empty repository lists nothing at its root and has no files. */
+async function getContents(ctx: Context<unknown, RefQuery>, filepath: string): Promise<Reply> {
+  const view = await loadGitView(ctx.deps, ctx);
+  if (!(await view.reader.hasBranches())) {
+    if (!filepath) return ok([]);
+    throw notFound();
+  }
+  const at = await resolveContentsRef(view.reader, view.loaded.repo, ctx.query.ref?.trim() ?? '');
+  if (!at) throw notFound(`no commit found for the ref [ref: ${ctx.query.ref}]`);
+  const found = await readContentsOrList(view.reader, at, filepath);
+  if (!found) throw notFound(`object does not exist [path: ${filepath}]`);
+  return ok(Array.isArray(found) ? found.map((item) => renderContents(view.links, at, item)) : renderContents(view.links, at, found));
+}
+
+/**
+ * Gitea's RepoRefForAPI for raw files: the `ref` query, or else the path's leading segments naming a branch,
+ * then a tag, then a full commit id; without any of those the whole path is read from the default branch.
+ */
+async function rawTarget(reader: GitReader, view: GitView, filepath: string, ref: string | undefined): Promise<{ commit: CommitObject; treePath: string } | null> {
+  if (ref) {
+    const commit = await reader.resolveCommit(ref);
+    return commit ? { commit, treePath: filepath } : null;
+  }
+  const parts = filepath.split('/');
+  for (const lookup of [(name: string) => reader.branchHead(name), (name: string) => reader.tagTarget(name)]) {
+    for (let i = 1; i < parts.length; i++) {
+      const name = parts.slice(0, i).join('/');
+      const oid = isValidRefPattern(name) ? await lookup(name) : null;
+      const commit = oid ? await reader.objects.peelToCommit(oid) : null;
+      if (commit) return { commit, treePath: parts.slice(i).join('/') };
+    }
+  }
+  if (parts.length > 1 && isFullOid(parts[0], reader.format)) {
+    const commit = await reader.objects.readCommit(parts[0]);
+    return commit ? { commit, treePath: parts.slice(1).join('/') } : null;
+  }
+  const commit = await reader.resolveCommit(view.loaded.repo.default_branch);
+  return commit ? { commit, treePath: filepath } : null;
+}
+
+const mediaTypes: Record<string, string> = {
+  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', bmp: 'image/bmp', ico: 'image/x-icon',
+  avif: 'image/avif', svg: 'image/svg+xml', pdf: 'application/pdf', mp4: 'video/mp4', webm: 'video/webm', mp3: 'audio/mpeg',
+  ogg: 'audio/ogg', wav: 'audio/wav', flac: 'audio/flac', zip: 'application/zip', gz: 'application/gzip', tgz: 'application/gzip',
+  tar: 'application/x-tar', '7z': 'application/x-7z-compressed', wasm: 'application/wasm', woff: 'font/woff', woff2: 'font/woff2',
+};
+
+/** By extension for media; otherwise text is served as plain text (never as HTML) and anything with a NUL byte as binary. */
+function contentTypeOf(name: string, head: Buffer | null): string {
+  const extension = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '';
+  if (mediaTypes[extension]) return mediaTypes[extension];
+  if (head && !head.subarray(0, 8000).includes(0)) return 'text/plain; charset=utf-8';
+  return 'application/octet-stream';
+}
+
+function disposition(kind: 'inline' | 'attachment', name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+}
+
+/** Files up to this size are read in-process and sniffed; larger ones stream from `git cat-file`. */
+const inMemoryLimit = 1024 * 1024;
+
+async function serveRaw(ctx: Context<unknown, RefQuery>): Promise<Reply> {
+  const view = await loadGitView(ctx.deps, ctx);
+  if (!(await view.reader.hasBranches())) throw notFound();
+  const target = await rawTarget(view.reader, view, ctx.params.filepath, ctx.query.ref?.trim() || undefined);
+  if (!target) throw notFound(`not exist: '${ctx.params.filepath}'`);
+  const treePath = cleanTreePath(target.treePath);
+  const entry = treePath ? await view.reader.entryAt(target.commit, treePath) : null;
+  if (!entry || entry.type !== 'blob') throw notFound(`object does not exist [path: ${target.treePath}]`);
+  const sized = await runGit(['cat-file', '-s', entry.oid], { cwd: view.reader.dir });
+  const size = Number(sized.stdout.toString('utf8').trim());
+  const small = size <= inMemoryLimit ? await view.reader.readBlob(entry.oid) : null;
+  const headers = {
+    'Content-Type': contentTypeOf(entry.name, small),
+    'Content-Length': String(size),
+    'Content-Disposition': disposition('inline', entry.name),
+    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
+    'X-Content-Type-Options': 'nosniff',
+    'X-Gitea-Object-Type': entry.mode === '120000' ? 'symlink' : 'file',
+    ETag: `"${entry.oid}"`,
+    'Cache-Control': 'private, max-age=300',
+  };
+  return { status: 200, headers, content: small ?? view.reader.streamBlob(entry.oid) };
+}
+
+const archiveFormats = [
+  { suffix: '.tar.gz', format: 'tar.gz', type: 'application/gzip' },
+  { suffix: '.zip', format: 'zip', type: 'application/zip' },
+] as const;
+
+export const contentsRoutes = [
+  route<undefined, RefQuery>({
+    method: 'get', path: '/repos/{owner}/{repo}/contents', operationId: 'repoGetContentsList', summary: 'Gets the metadata of all the entries of the root dir',
+    tag: 'repository', scope: 'read:repository', query: refQuery, responses: { 200: 'ContentsListResponse', 404: 'notFound' },
+    handle: (ctx) => getContents(ctx, ''),
+  }),
+  route<undefined, RefQuery>({
+    method: 'get', path: '/repos/{owner}/{repo}/contents/{filepath}', rest: 'filepath', operationId: 'repoGetContents',
+    summary: 'Gets the metadata and contents (if a file) of an entry in a repository, or a list of entries if a dir',
+    tag: 'repository', scope: 'read:repository', query: refQuery, responses: { 200: 'ContentsResponse', 404: 'notFound' },
+    handle: (ctx) => getContents(ctx, ctx.params.filepath),
+  }),
+  route<z.infer<typeof changeFilesBody>>({
+    method: 'post', path: '/repos/{owner}/{repo}/contents', operationId: 'repoChangeFiles', summary: 'Modify multiple files in a repository',
+    tag: 'repository', scope: 'write:repository', signedIn: true, body: changeFilesBody,
+    responses: { 201: 'FilesResponse', 403: 'error', 404: 'notFound', 422: 'error', 423: 'repoArchivedError' },
+    handle: async (ctx) => {
+      const files = ctx.body.files.map((file, i) => ({
+        operation: file.operation, path: file.path, from_path: file.from_path, sha: file.sha,
+        content: file.operation === 'delete' ? undefined : decodeBase64(file.content, `files.${i}.content`),
+      }));
+      const written = await writeFiles(ctx, optionsOf(ctx.body), files);
+      return created(renderFilesResponse(written.view.links, written.commit, written.files));
+    },
+  }),
+  route<z.infer<typeof createFileBody>>({
+    method: 'post', path: '/repos/{owner}/{repo}/contents/{filepath}', rest: 'filepath', operationId: 'repoCreateFile', summary: 'Create a file in a repository',
+    tag: 'repository', scope: 'write:repository', signedIn: true, body: createFileBody,
+    responses: { 201: 'FileResponse', 403: 'error', 404: 'notFound', 422: 'error', 423: 'repoArchivedError' },
+    handle: async (ctx) => {
+      const content = decodeBase64(ctx.body.content, 'content');
+      const written = await writeFiles(ctx, optionsOf(ctx.body), [{ operation: 'create', path: ctx.params.filepath, content }]);
+      return created(renderFileResponse(written.view.links, written.commit, written.files[0]));
+    },
+  }),
+  route<z.infer<typeof updateFileBody>>({
+    method: 'put', path: '/repos/{owner}/{repo}/contents/{filepath}', rest: 'filepath', operationId: 'repoUpdateFile', summary: 'Update a file in a repository',
+    tag: 'repository', scope: 'write:repository', signedIn: true, body: updateFileBody,
+    responses: { 200: 'FileResponse', 403: 'error', 404: 'notFound', 422: 'error', 423: 'repoArchivedError' },
+    handle: async (ctx) => {
+      const content = decodeBase64(ctx.body.content, 'content');
+      const file: FileOperation = { operation: 'update', path: ctx.params.filepath, from_path: ctx.body.from_path, sha: ctx.body.sha, content };
+      const written = await writeFiles(ctx, optionsOf(ctx.body), [file]);
+      return ok(renderFileResponse(written.view.links, written.commit, written.files[0]));
+    },
+  }),
+  route<z.infer<typeof deleteFileBody>>({
+    method: 'delete', path: '/repos/{owner}/{repo}/contents/{filepath}', rest: 'filepath', operationId: 'repoDeleteFile', summary: 'Delete a file in a repository',
+    tag: 'repository', scope: 'write:repository', signedIn: true, body: deleteFileBody,
+    responses: { 200: 'FileDeleteResponse', 400: 'error', 403: 'error', 404: 'error', 423: 'repoArchivedError' },
+    handle: async (ctx) => {
+      const file: FileOperation = { operation: 'delete', path: ctx.params.filepath, sha: ctx.body.sha };
+      const written = await writeFiles(ctx, optionsOf(ctx.body), [file], { shaMismatchStatus: 400 });
+      return ok(renderFileResponse(written.view.links, written.commit, null));
+    },
+  }),
+  route<z.infer<typeof diffPatchBody>>({
+    method: 'post', path: '/repos/{owner}/{repo}/diffpatch', operationId: 'repoApplyDiffPatch', summary: 'Apply diff patch to repository',
+    tag: 'repository', scope: 'write:repository', signedIn: true, body: diffPatchBody,
+    responses: { 201: 'FileResponse', 404: 'notFound', 422: 'error', 423: 'repoArchivedError' },
+    handle: async (ctx) => {
+      const view = await loadGitView(ctx.deps, ctx);
+      requireMode(view.loaded, accessModes.write);
+      const written = await inTx(ctx.deps, (tx) =>
+        applyDiffPatch(tx, ctx.deps, view.loaded.repo, doerOf(ctx.caller), view.loaded.mode, optionsOf(ctx.body), ctx.body.content),
+      );
+      const rendered = await renderWritten(view, written, ['']);
+      return created(renderFileResponse(view.links, rendered.commit, rendered.files[0]));
+    },
+  }),
+  route<undefined, RefQuery>({
+    method: 'get', path: '/repos/{owner}/{repo}/raw/{filepath}', rest: 'filepath', operationId: 'repoGetRawFile', summary: 'Get a file from a repository',
+    tag: 'repository', scope: 'read:repository', query: refQuery, responses: { 200: 'file', 404: 'notFound' },
+    handle: serveRaw,
+  }),
+  route<undefined, RefQuery>({
+    method: 'get', path: '/repos/{owner}/{repo}/media/{filepath}', rest: 'filepath', operationId: 'repoGetRawFileOrLFS',
+    summary: "Get a file or it's LFS object from a repository", tag: 'repository', scope: 'read:repository', query: refQuery,
+    responses: { 200: 'file', 404: 'notFound' },
+    handle: serveRaw,
+  }),
+  route({
+    method: 'get', path: '/repos/{owner}/{repo}/archive/{archive}', rest: 'archive', operationId: 'repoGetArchive', summary: 'Get an archive of a repository',
+    tag: 'repository', scope: 'read:repository', responses: { 200: 'file', 400: 'error', 404: 'notFound' },
+    handle: async (ctx) => {
+      const view = await loadGitView(ctx.deps, ctx);
+      const { archive } = ctx.params;
+      const kind = archiveFormats.find((candidate) => archive.endsWith(candidate.suffix));
+      if (!kind) throw badRequest(`unknown archive format: ${archive}`);
+      const ref = archive.slice(0, -kind.suffix.length);
+      const commit = ref && isValidRefPattern(ref) ? await view.reader.resolveCommit(ref) : null;
+      if (!commit) throw notFound(`unrecognized reference: ${ref}`);
+      const { repo } = view.loaded;
+      const headers = {
+        'Content-Type': kind.type,
+        'Content-Disposition': disposition('attachment', `${repo.name}-${ref.replace(/\//g, '-')}.${kind.format}`),
+        Link: `<${view.links.api}/archive/${commit.oid}.${kind.format}?rev=${commit.oid}>; rel="immutable"`,
+      };
+      return { status: 200, headers, content: view.reader.archive(commit.oid, kind.format, `${repo.name}/`) };
+    },
+  }),
+  route({
+    method: 'get', path: '/repos/{owner}/{repo}/languages', operationId: 'repoGetLanguages', summary: 'Get languages and number of bytes of code written',
+    tag: 'repository', scope: 'read:repository', responses: { 200: 'LanguageStatistics', 404: 'notFound' },
+    handle: async (ctx) => {
+      const view = await loadGitView(ctx.deps, ctx);
+      const commit = (await view.reader.hasBranches()) ? await view.reader.resolveCommit(view.loaded.repo.default_branch) : null;
+      if (!commit) return ok({});
+      return ok(languageStats(await view.reader.listTree(commit.oid, { recursive: true })));
+    },
+  }),
+  route<undefined, RefQuery>({
+    method: 'get', path: '/repos/{owner}/{repo}/editorconfig/{filepath}', rest: 'filepath', operationId: 'repoGetEditorConfig',
+    summary: 'Get the EditorConfig definitions of a file in a repository', tag: 'repository', scope: 'read:repository', query: refQuery,
+    responses: { 200: 'success', 404: 'notFound' },
+    handle: async (ctx) => {
+      const view = await loadGitView(ctx.deps, ctx);
+      const commit = (await view.reader.hasBranches()) ? await view.reader.resolveCommit(ctx.query.ref?.trim() || view.loaded.repo.default_branch) : null;
+      if (!commit) throw notFound();
+      const entry = await view.reader.entryAt(commit, '.editorconfig');
+      const text = entry?.type === 'blob' ? await view.reader.readBlob(entry.oid) : null;
+      if (!text) throw notFound('.editorconfig does not exist');
+      return ok(definitionFor(parseEditorconfig(text.toString('utf8')), ctx.params.filepath));
+    },
+  }),
+];

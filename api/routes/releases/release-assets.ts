@@ -1,0 +1,134 @@
+import { pipeline } from 'node:stream';
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { z } from 'zod';
+import type { BlobStore } from '../../../db/blob-store.js';
+import { inTx } from '../../../db/data-source.js';
+import { badRequest } from '../../../db/errors.js';
+import {
+  attachmentName, createAttachment, deleteAttachment, getReleaseAttachment, listReleaseAttachments, renameAttachment,
+  storeAttachmentBlob, type StoredBlob,
+} from '../../../db/models/releases/attachments.js';
+import { getRelease } from '../../../db/models/releases/releases.js';
+import { accessModes } from '../../../db/models/repos/repo-row.js';
+import { created, noContent, ok, route } from '../../http/route.js';
+import { doerOf } from '../../context/user.js';
+import { requireMode } from '../../context/repo.js';
+import { renderAttachment } from '../../render/release.js';
+import { idParam, loadReleasesRepo, seesDrafts } from './releases.js';
+
+export interface Upload {
+  name: string;
+  blob: StoredBlob;
+}
+
+/**
+ * Streams an uploaded file into the blob store: the `attachment` field of a multipart/form-data body, or
+ * the raw body (then `name` must be given). Nothing is held in memory beyond the parser's buffers.
+ */
+export async function receiveUpload(req: Request, blobs: BlobStore, name: string | undefined): Promise<Upload> {
+  if (req.readableEnded) throw badRequest('send the file as multipart/form-data (field "attachment") or as a raw application/octet-stream body');
+  if (!/^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '')) {
+    const fileName = attachmentName(name);
+    return { name: fileName, blob: await storeAttachmentBlob(blobs, req) };
+  }
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fieldSize: 64 * 1024, parts: 100 } });
+  } catch (error) {
+    throw badRequest(`malformed multipart/form-data request: ${(error as Error).message}`);
+  }
+  return new Promise<Upload>((resolve, reject) => {
+    let stored: Promise<Upload> | undefined;
+    let failure: unknown;
+    parser.on('file', (field, file, info) => {
+      if (field !== 'attachment' || stored) {
+        file.resume();
+        return;
+      }
+      try {
+        const fileName = attachmentName(name || info.filename);
+        stored = storeAttachmentBlob(blobs, file).then((blob) => ({ name: fileName, blob }));
+      } catch (error) {
+        stored = Promise.reject(error);
+      }
+      stored.catch((error: unknown) => {
+        failure = error;
+        parser.destroy(error as Error);
+      });
+    });
+    pipeline(req, parser, (error) => {
+      if (error) {
+        stored?.then((upload) => blobs.delete(upload.blob.uuid)).catch(() => undefined);
+        reject(failure ?? badRequest(`could not read the upload: ${error.message}`));
+      } else if (!stored) {
+        reject(badRequest('attachment is required: send the file in the multipart/form-data field "attachment"'));
+      } else {
+        stored.then(resolve, reject);
+      }
+    });
+  });
+}
+
+const editAttachmentBody = z.object({ name: z.string().optional() });
+const uploadQuery = z.object({ name: z.string().optional() });
+
+export const releaseAssetRoutes = [
+  route({
+    method: 'get', path: '/repos/{owner}/{repo}/releases/{id}/assets', operationId: 'repoListReleaseAttachments', summary: "List release's attachments", tag: 'repository',
+    scope: 'read:repository', responses: { 200: 'AttachmentList', 404: 'notFound' },
+    handle: async ({ deps, caller, params }) => {
+      const loaded = await loadReleasesRepo(deps, caller, params);
+      const release = await getRelease(deps.db, loaded.repo.id, idParam(params.id), seesDrafts(loaded));
+      const attachments = (await listReleaseAttachments(deps.db, [release.id])).get(release.id) ?? [];
+      return ok(attachments.map((a) => renderAttachment(a, deps.config)));
+    },
+  }),
+  route<undefined, z.infer<typeof uploadQuery>>({
+    method: 'post', path: '/repos/{owner}/{repo}/releases/{id}/assets', operationId: 'repoCreateReleaseAttachment', summary: 'Create a release attachment', tag: 'repository',
+    scope: 'write:repository', signedIn: true, query: uploadQuery, responses: { 201: 'Attachment', 400: 'error', 404: 'notFound' },
+    handle: async ({ deps, caller, params, query, req }) => {
+      const loaded = await loadReleasesRepo(deps, caller, params);
+      requireMode(loaded, accessModes.write);
+      const release = await getRelease(deps.db, loaded.repo.id, idParam(params.id), true);
+      const upload = await receiveUpload(req, deps.blobs, query.name);
+      const input = { repoId: loaded.repo.id, releaseId: release.id, uploaderId: doerOf(caller).id, name: upload.name };
+      const attachment = await inTx(deps, (tx) => createAttachment(tx, deps.blobs, input, upload.blob));
+      return created(renderAttachment(attachment, deps.config));
+    },
+  }),
+  route({
+    method: 'get', path: '/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}', operationId: 'repoGetReleaseAttachment', summary: 'Get a release attachment', tag: 'repository',
+    scope: 'read:repository', responses: { 200: 'Attachment', 404: 'notFound' },
+    handle: async ({ deps, caller, params }) => {
+      const loaded = await loadReleasesRepo(deps, caller, params);
+      const release = await getRelease(deps.db, loaded.repo.id, idParam(params.id), seesDrafts(loaded));
+      return ok(renderAttachment(await getReleaseAttachment(deps.db, release.id, idParam(params.attachment_id)), deps.config));
+    },
+  }),
+  route<z.infer<typeof editAttachmentBody>>({
+    method: 'patch', path: '/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}', operationId: 'repoEditReleaseAttachment', summary: 'Edit a release attachment', tag: 'repository',
+    scope: 'write:repository', signedIn: true, body: editAttachmentBody, responses: { 201: 'Attachment', 404: 'notFound', 422: 'validationError' },
+    handle: async ({ deps, caller, params, body }) => {
+      const loaded = await loadReleasesRepo(deps, caller, params);
+      requireMode(loaded, accessModes.write);
+      const release = await getRelease(deps.db, loaded.repo.id, idParam(params.id), true);
+      const attachment = await getReleaseAttachment(deps.db, release.id, idParam(params.attachment_id));
+      if (!body.name) return created(renderAttachment(attachment, deps.config));
+      const name = body.name;
+      return created(renderAttachment(await inTx(deps, (tx) => renameAttachment(tx, attachment, name)), deps.config));
+    },
+  }),
+  route({
+    method: 'delete', path: '/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}', operationId: 'repoDeleteReleaseAttachment', summary: 'Delete a release attachment', tag: 'repository',
+    scope: 'write:repository', signedIn: true, responses: { 204: 'empty', 404: 'notFound' },
+    handle: async ({ deps, caller, params }) => {
+      const loaded = await loadReleasesRepo(deps, caller, params);
+      requireMode(loaded, accessModes.write);
+      const release = await getRelease(deps.db, loaded.repo.id, idParam(params.id), true);
+      const attachment = await getReleaseAttachment(deps.db, release.id, idParam(params.attachment_id));
+      await inTx(deps, (tx) => deleteAttachment(tx, deps.blobs, attachment));
+      return noContent();
+    },
+  }),
+];

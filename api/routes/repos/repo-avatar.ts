@@ -1,0 +1,61 @@
+import { Router } from 'express';
+import { z } from 'zod';
+import { inTx } from '../../../db/data-source.js';
+import { badRequest } from '../../../db/errors.js';
+import { deleteRepoAvatar, readRepoAvatar, setRepoAvatar } from '../../../db/models/repos/repo-avatars.js';
+import { accessModes } from '../../../db/models/repos/repo-row.js';
+import { loadRepo, requireMode } from '../../context/repo.js';
+import { noContent, route } from '../../http/route.js';
+import type { Deps } from '../../deps.js';
+
+const avatarBody = z.object({ image: z.string() });
+
+/** Strict base64 (whitespace allowed between groups, as encoders wrap lines); Node's decoder would skip bad characters. */
+export function decodeBase64(text: string): Buffer {
+  const compact = text.replace(/\s+/g, '');
+  if (!compact || compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(compact)) throw badRequest('image is not valid base64');
+  return Buffer.from(compact, 'base64');
+}
+
+export const repoAvatarRoutes = [
+  route<z.infer<typeof avatarBody>>({
+    method: 'post', path: '/repos/{owner}/{repo}/avatar', operationId: 'repoUpdateAvatar', summary: 'Update avatar', tag: 'repository',
+    scope: 'write:repository', signedIn: true, body: avatarBody,
+    responses: { 204: 'empty', 400: 'error', 404: 'notFound', 413: 'error', 422: 'validationError' },
+    handle: async ({ deps, caller, params, body }) => {
+      const loaded = await loadRepo(deps, caller, params.owner, params.repo);
+      requireMode(loaded, accessModes.admin);
+      const image = decodeBase64(body.image);
+      await inTx(deps, (tx) => setRepoAvatar(tx, deps.config, loaded.repo, image));
+      return noContent();
+    },
+  }),
+  route({
+    method: 'delete', path: '/repos/{owner}/{repo}/avatar', operationId: 'repoDeleteAvatar', summary: 'Delete avatar', tag: 'repository',
+    scope: 'write:repository', signedIn: true, responses: { 204: 'empty', 404: 'notFound' },
+    handle: async ({ deps, caller, params }) => {
+      const loaded = await loadRepo(deps, caller, params.owner, params.repo);
+      requireMode(loaded, accessModes.admin);
+      await inTx(deps, (tx) => deleteRepoAvatar(tx, deps.config, loaded.repo));
+      return noContent();
+    },
+  }),
+];
+
+/** GET /repo-avatars/{hash}: the image files that repositories' avatar_url point at. */
+export function repoAvatarFiles(deps: Deps): Router {
+  const router = Router();
+  router.get('/repo-avatars/:hash', async (req, res, next) => {
+    try {
+      const avatar = await readRepoAvatar(deps.config, req.params.hash);
+      if (!avatar) {
+        res.status(404).type('text/plain').send('Not found');
+        return;
+      }
+      res.set({ 'Content-Type': avatar.type, 'Cache-Control': 'public, max-age=86400, immutable' }).send(avatar.bytes);
+    } catch (error) {
+      next(error);
+    }
+  });
+  return router;
+}

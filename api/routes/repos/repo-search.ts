@@ -1,0 +1,64 @@
+import { z } from 'zod';
+import { modeFilters, searchRepositories } from '../../../db/models/repos/repo-search.js';
+import { renderRepos } from '../../context/repo.js';
+import { pageOf, paged } from '../../http/pagination.js';
+import { route } from '../../http/route.js';
+
+/** Go's strconv.ParseBool spellings, which Gitea's FormBool accepts. */
+const flag = z
+  .enum(['1', 't', 'T', 'true', 'TRUE', 'True', '0', 'f', 'F', 'false', 'FALSE', 'False'])
+  .transform((v) => ['1', 't', 'true'].includes(v.toLowerCase()))
+  .optional();
+const id = z.coerce.number().int().min(0).optional();
+
+const searchQuery = z.object({
+  q: z.string().optional(),
+  topic: flag,
+  includeDesc: flag,
+  uid: id,
+  priority_owner_id: id,
+  team_id: id,
+  starredBy: id,
+  private: flag,
+  is_private: flag,
+  template: flag,
+  archived: flag,
+  mode: z.string().optional(),
+  exclusive: flag,
+  sort: z.string().optional(),
+  order: z.string().optional(),
+});
+type SearchQuery = z.infer<typeof searchQuery> & { page?: number; limit?: number };
+
+export const repoSearchRoutes = [
+  route<undefined, SearchQuery>({
+    method: 'get', path: '/repos/search', operationId: 'repoSearch', summary: 'Search for repositories', tag: 'repository',
+    scope: 'read:repository', paginated: true, query: searchQuery, responses: { 200: 'SearchResults', 422: 'validationError' },
+    handle: async (ctx) => {
+      const { query, caller, deps } = ctx;
+      const page = pageOf(query);
+      const { repos, total } = await searchRepositories(deps.db, caller.user, {
+        keyword: query.q?.trim() || undefined,
+        topicOnly: query.topic,
+        includeDescription: query.includeDesc,
+        ownerId: query.uid,
+        ...(query.exclusive ? { collaborate: false } : {}),
+        ...modeFilters(query.mode),
+        priorityOwnerId: query.priority_owner_id,
+        teamId: query.team_id,
+        starredBy: query.starredBy,
+        includePrivate: caller.user !== null && query.private !== false,
+        isPrivate: query.is_private,
+        template: query.template,
+        archived: query.archived,
+        sort: query.sort,
+        order: query.order,
+        limit: page.limit,
+        offset: page.offset,
+      });
+      const data = await renderRepos(deps, repos, caller.user);
+      const reply = paged([], total, page, ctx.url);
+      return { ...reply, body: { ok: true, data } };
+    },
+  }),
+];

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { inTx } from '../../../db/data-source.js';
+import { notFound } from '../../../db/errors.js';
+import { readableReposCondition } from '../../../db/models/access.js';
+import { editRepository } from '../../../db/models/repos/repo-edit.js';
+import { createRepository, deleteRepository } from '../../../db/models/repos/repos.js';
+import { accessModes, type RepoRow } from '../../../db/models/repos/repo-row.js';
+import { getIndividualByName } from '../../../db/models/users/users.js';
+import type { UserRow } from '../../../db/models/users/user-row.js';
+import { doerOf, loadUser } from '../../context/user.js';
+import { loadRepo, loadRepoById, renderRepos, requireMode, viewOf } from '../../context/repo.js';
+import { pageOf, paged } from '../../http/pagination.js';
+import { created, noContent, ok, route, type Context } from '../../http/route.js';
+import { renderRepository } from '../../render/repository.js';
+import type { Deps } from '../../deps.js';
+
+export const createRepoBody = z.object({
+  name: z.string().min(1).max(100),
+  description: z.string().max(2048).optional(),
+  private: z.boolean().optional(),
+  auto_init: z.boolean().optional(),
+  default_branch: z.string().max(255).optional(),
+  readme: z.string().optional(),
+  template: z.boolean().optional(),
+  object_format_name: z.enum(['sha1', 'sha256']).optional(),
+  gitignores: z.string().optional(),
+  license: z.string().optional(),
+  issue_labels: z.string().optional(),
+  trust_model: z.enum(['default', 'collaborator', 'committer', 'collaboratorcommitter']).optional(),
+});
+
+const flag = z.boolean().optional();
+const editRepoBody = z.object({
+  name: z.string().min(1).max(100).optional(),
+  description: z.string().max(2048).optional(),
+  website: z.string().max(1024).optional(),
+  private: flag, template: flag, archived: flag,
+  default_branch: z.string().max(255).optional(),
+  has_issues: flag, has_wiki: flag, has_pull_requests: flag, has_projects: flag, has_releases: flag, has_packages: flag, has_actions: flag,
+  projects_mode: z.enum(['repo', 'owner', 'all']).optional(),
+  internal_tracker: z.object({ enable_time_tracker: flag, allow_only_contributors_to_track_time: flag, enable_issue_dependencies: flag }).optional(),
+  external_tracker: z.object({
+    external_tracker_url: z.string().optional(), external_tracker_format: z.string().optional(),
+    external_tracker_style: z.enum(['numeric', 'alphanumeric', 'regexp']).optional(), external_tracker_regexp_pattern: z.string().optional(),
+  }).optional(),
+  external_wiki: z.object({ external_wiki_url: z.string().optional() }).optional(),
+  ignore_whitespace_conflicts: flag, allow_merge_commits: flag, allow_rebase: flag, allow_rebase_explicit: flag, allow_squash_merge: flag,
+  allow_fast_forward_only_merge: flag, allow_manual_merge: flag, autodetect_manual_merge: flag, allow_rebase_update: flag,
+  default_delete_branch_after_merge: flag,
+  default_merge_style: z.enum(['merge', 'rebase', 'rebase-merge', 'squash', 'fast-forward-only', 'manually-merged']).optional(),
+  default_allow_maintainer_edit: flag,
+  mirror_interval: z.string().optional(),
+  enable_prune: flag,
+});
+
+/** The creation shared by /user/repos, /admin/users/{username}/repos and (with organizations) /orgs/{org}/repos. */
+export async function createAndRender(deps: Deps, owner: UserRow, doer: UserRow, body: z.infer<typeof createRepoBody>) {
+  const repo = await inTx(deps, (tx) => createRepository(tx, deps, owner, doer, body));
+  return created(renderRepository(await viewOf(deps.db, repo, doer), doer, deps.config));
+}
+
+async function listRepos(deps: Deps, ctx: Context<unknown, { page?: number; limit?: number }>, owner: UserRow, viewer: UserRow | null) {
+  const page = pageOf(ctx.query);
+  const where = `r.owner_id = $1 AND ${readableReposCondition('r', '$2')}`;
+  const params = [owner.id, viewer?.id ?? null];
+  const [{ count }] = await deps.db.query<{ count: number }>(`SELECT count(*)::int AS count FROM repository r WHERE ${where}`, params);
+  const rows = await deps.db.query<RepoRow>(`SELECT r.* FROM repository r WHERE ${where} ORDER BY r.lower_name LIMIT $3 OFFSET $4`, [...params, page.limit, page.offset]);
+  return paged(await renderRepos(deps, rows, viewer), count, page, ctx.url);
+}
+
+export const repoRoutes = [
+  route<z.infer<typeof createRepoBody>>({
+    method: 'post', path: '/user/repos', operationId: 'createCurrentUserRepo', summary: 'Create a repository', tag: 'repository',
+    scope: 'write:repository', signedIn: true, body: createRepoBody,
+    responses: { 201: 'Repository', 400: 'error', 403: 'forbidden', 409: 'error', 422: 'validationError' },
+    handle: async ({ deps, caller, body }) => createAndRender(deps, doerOf(caller), doerOf(caller), body),
+  }),
+  route<z.infer<typeof createRepoBody>>({
+    method: 'post', path: '/admin/users/{username}/repos', operationId: 'adminCreateRepo', summary: 'Create a repository on behalf of a user', tag: 'admin',
+    scope: 'write:admin', admin: true, body: createRepoBody,
+    responses: { 201: 'Repository', 400: 'error', 403: 'forbidden', 404: 'notFound', 409: 'error', 422: 'validationError' },
+    handle: async ({ deps, caller, body, params }) => createAndRender(deps, await getIndividualByName(deps.db, params.username), doerOf(caller), body),
+  }),
+  route({
+    method: 'get', path: '/user/repos', operationId: 'userCurrentListRepos', summary: 'List the repos that the authenticated user owns', tag: 'user',
+    scope: 'read:repository', signedIn: true, paginated: true, responses: { 200: 'RepositoryList' },
+    handle: (ctx) => listRepos(ctx.deps, ctx as never, doerOf(ctx.caller), ctx.caller.user),
+  }),
+  route({
+    method: 'get', path: '/users/{username}/repos', operationId: 'userListRepos', summary: 'List the repos owned by the given user', tag: 'user',
+    scope: 'read:repository', paginated: true, responses: { 200: 'RepositoryList', 404: 'notFound' },
+    handle: async (ctx) => listRepos(ctx.deps, ctx as never, await loadUser(ctx.deps, ctx.caller, ctx.params.username), ctx.caller.user),
+  }),
+  route({
+    method: 'get', path: '/repos/{owner}/{repo}', operationId: 'repoGet', summary: 'Get a repository', tag: 'repository',
+    scope: 'read:repository', responses: { 200: 'Repository', 404: 'notFound' },
+    handle: async ({ deps, caller, params }) => ok(renderRepository(await loadRepo(deps, caller, params.owner, params.repo), caller.user, deps.config)),
+  }),
+  route({
+    method: 'get', path: '/repositories/{id}', operationId: 'repoGetByID', summary: 'Get a repository by id', tag: 'repository',
+    scope: 'read:repository', responses: { 200: 'Repository', 404: 'notFound' },
+    handle: async ({ deps, caller, params }) => {
+      if (!/^\d+$/.test(params.id)) throw notFound();
+      return ok(renderRepository(await loadRepoById(deps, caller, Number(params.id)), caller.user, deps.config));
+    },
+  }),
+  route<z.infer<typeof editRepoBody>>({
+    method: 'patch', path: '/repos/{owner}/{repo}', operationId: 'repoEdit', summary: "Edit a repository's properties. Only fields that are set will be changed.", tag: 'repository',
+    scope: 'write:repository', signedIn: true, body: editRepoBody,
+    responses: { 200: 'Repository', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
+    handle: async ({ deps, caller, params, body }) => {
+      const loaded = await loadRepo(deps, caller, params.owner, params.repo);
+      requireMode(loaded, accessModes.admin);
+      const ctx = { ...deps, minMirrorInterval: deps.config.mirror.minInterval, appUrl: deps.config.rootUrl };
+      const repo = await inTx(deps, (tx) => editRepository(tx, ctx, loaded.repo, doerOf(caller), body));
+      return ok(renderRepository(await viewOf(deps.db, repo, caller.user), caller.user, deps.config));
+    },
+  }),
+  route({
+    method: 'delete', path: '/repos/{owner}/{repo}', operationId: 'repoDelete', summary: 'Delete a repository', tag: 'repository',
+    scope: 'write:repository', signedIn: true, responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound' },
+    handle: async ({ deps, caller, params }) => {
+      const loaded = await loadRepo(deps, caller, params.owner, params.repo);
+      requireMode(loaded, accessModes.owner);
+      await inTx(deps, (tx) => deleteRepository(tx, deps, loaded.repo, doerOf(caller)));
+      return noContent();
+    },
+  }),
+];

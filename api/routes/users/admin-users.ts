@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { inTx } from '../../../db/data-source.js';
+import { invalid } from '../../../db/errors.js';
+import { searchAllEmails } from '../../../db/models/users/emails.js';
+import { createUser, deleteUser, editUser, getIndividualByName, renameUser, searchUsers } from '../../../db/models/users/users.js';
+import { visibilities } from '../../../db/models/users/user-row.js';
+import { doerOf } from '../../context/user.js';
+import { pageOf, paged } from '../../http/pagination.js';
+import { created, noContent, ok, route } from '../../http/route.js';
+import { renderEmail, renderUser } from '../../render/user.js';
+
+const visibility = z.enum(visibilities);
+const createUserBody = z.object({
+  username: z.string().min(1).max(40),
+  email: z.string().min(1).max(254),
+  password: z.string().max(255).optional(),
+  full_name: z.string().max(100).optional(),
+  login_name: z.string().max(255).optional(),
+  source_id: z.number().int().min(0).optional(),
+  must_change_password: z.boolean().optional(),
+  restricted: z.boolean().optional(),
+  send_notify: z.boolean().optional(),
+  visibility: visibility.optional(),
+  created_at: z.iso.datetime({ offset: true }).optional(),
+});
+const editUserBody = z.object({
+  email: z.string().max(254).optional(),
+  full_name: z.string().max(100).optional(),
+  login_name: z.string().max(255).optional(),
+  source_id: z.number().int().min(0).optional(),
+  password: z.string().max(255).optional(),
+  must_change_password: z.boolean().optional(),
+  website: z.string().max(255).optional(),
+  location: z.string().max(50).optional(),
+  description: z.string().max(255).optional(),
+  active: z.boolean().optional(),
+  admin: z.boolean().optional(),
+  allow_git_hook: z.boolean().optional(),
+  allow_import_local: z.boolean().optional(),
+  allow_create_organization: z.boolean().optional(),
+  max_repo_creation: z.number().int().max(2 ** 31 - 1).optional(),
+  prohibit_login: z.boolean().optional(),
+  restricted: z.boolean().optional(),
+  visibility: visibility.optional(),
+});
+const renameBody = z.object({ new_username: z.string().min(1).max(40) });
+const searchQuery = z.object({ source_id: z.coerce.number().int().optional(), login_name: z.string().optional() });
+const emailSearchQuery = z.object({ q: z.string().optional() });
+
+const admin = { scope: 'write:admin', admin: true } as const;
+const adminRead = { scope: 'read:admin', admin: true } as const;
+
+export const adminUserRoutes = [
+  route<z.infer<typeof createUserBody>>({
+    method: 'post', path: '/admin/users', operationId: 'adminCreateUser', summary: 'Create a user', tag: 'admin',
+    ...admin, body: createUserBody, responses: { 201: 'User', 400: 'error', 403: 'forbidden', 422: 'validationError' },
+    handle: async ({ body, deps, caller }) => {
+      const { send_notify, created_at, ...input } = body;
+      const options = {
+        passwordAlgo: deps.config.security.passwordHashAlgo,
+        notify: send_notify ? { rootUrl: deps.config.rootUrl } : undefined,
+      };
+      const user = await inTx(deps, (tx) =>
+        createUser(tx, { ...input, must_change_password: input.must_change_password ?? true, created_at: created_at ? new Date(created_at) : undefined }, options),
+      );
+      return created(renderUser(user, caller.user, deps.config));
+    },
+  }),
+  route<undefined, { source_id?: number; login_name?: string; page?: number; limit?: number }>({
+    method: 'get', path: '/admin/users', operationId: 'adminSearchUsers', summary: 'Search users according filter conditions', tag: 'admin',
+    ...adminRead, query: searchQuery, paginated: true, responses: { 200: 'UserList', 403: 'forbidden' },
+    handle: async (ctx) => {
+      const page = pageOf(ctx.query);
+      const { users, total } = await searchUsers(ctx.deps.db, {
+        sourceId: ctx.query.source_id, loginName: ctx.query.login_name, visible: ['public', 'limited', 'private'], ...page,
+      });
+      return paged(users.map((u) => renderUser(u, ctx.caller.user, ctx.deps.config)), total, page, ctx.url);
+    },
+  }),
+  route<z.infer<typeof editUserBody>>({
+    method: 'patch', path: '/admin/users/{username}', operationId: 'adminEditUser', summary: 'Edit an existing user', tag: 'admin',
+    ...admin, body: editUserBody, responses: { 200: 'User', 400: 'error', 403: 'forbidden', 422: 'validationError' },
+    handle: async ({ body, deps, caller, params }) => {
+      const user = await inTx(deps, async (tx) =>
+        editUser(tx, await getIndividualByName(tx, params.username), body, deps.config.security.passwordHashAlgo),
+      );
+      return ok(renderUser(user, caller.user, deps.config));
+    },
+  }),
+  route<undefined, { purge?: boolean }>({
+    method: 'delete', path: '/admin/users/{username}', operationId: 'adminDeleteUser', summary: 'Delete a user', tag: 'admin',
+    ...admin, query: z.object({ purge: z.enum(['true', 'false']).transform((v) => v === 'true').optional() }),
+    responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
+    handle: async ({ deps, caller, params, query }) => {
+      await inTx(deps, async (tx) => {
+        const user = await getIndividualByName(tx, params.username);
+        if (user.id === doerOf(caller).id) throw invalid('you cannot delete yourself');
+        await deleteUser(tx, user, { ctx: deps, doer: doerOf(caller), purge: query.purge ?? false });
+      });
+      return noContent();
+    },
+  }),
+  route<z.infer<typeof renameBody>>({
+    method: 'post', path: '/admin/users/{username}/rename', operationId: 'adminRenameUser', summary: 'Rename a user', tag: 'admin',
+    ...admin, body: renameBody, responses: { 204: 'empty', 403: 'forbidden', 422: 'validationError' },
+    handle: async ({ body, deps, params }) => {
+      await inTx(deps, async (tx) => renameUser(tx, await getIndividualByName(tx, params.username), body.new_username));
+      return noContent();
+    },
+  }),
+  route({
+    method: 'get', path: '/admin/emails', operationId: 'adminGetAllEmails', summary: 'List all emails', tag: 'admin',
+    ...adminRead, paginated: true, responses: { 200: 'EmailList', 403: 'forbidden' },
+    handle: async (ctx) => {
+      const page = pageOf(ctx.query as { page?: number; limit?: number });
+      const { emails, total } = await searchAllEmails(ctx.deps.db, page);
+      return paged(emails.map(renderEmail), total, page, ctx.url);
+    },
+  }),
+  route<undefined, { q?: string; page?: number; limit?: number }>({
+    method: 'get', path: '/admin/emails/search', operationId: 'adminSearchEmails', summary: 'Search all emails', tag: 'admin',
+    ...adminRead, query: emailSearchQuery, paginated: true, responses: { 200: 'EmailList', 403: 'forbidden' },
+    handle: async (ctx) => {
+      const page = pageOf(ctx.query);
+      const { emails, total } = await searchAllEmails(ctx.deps.db, { q: ctx.query.q, ...page });
+      return paged(emails.map(renderEmail), total, page, ctx.url);
+    },
+  }),
+];

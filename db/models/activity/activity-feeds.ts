@@ -1,0 +1,90 @@
+import type { Queryable } from '../../data-source.js';
+import { readableReposCondition } from '../access.js';
+import { toUserRow, type UserRow } from '../users/user-row.js';
+
+/**
+ * How a stored domain event reads as a Gitea activity (op_type, content, ref_name). Only the kinds listed
+ * here appear in feeds; an area that emits events Gitea shows in feeds adds its kinds here.
+ */
+export const feedKinds: Record<string, { opType: string; content(payload: Record<string, unknown>): string; refName?(payload: Record<string, unknown>): string }> = {
+  'repository.created': { opType: 'create_repo', content: () => '' },
+  'repository.renamed': { opType: 'rename_repo', content: (payload) => String(payload.from ?? '') },
+};
+
+export interface FeedEntry {
+  id: number;
+  kind: string;
+  repo_id: number;
+  payload: Record<string, unknown>;
+  created: Date;
+  doer: UserRow;
+}
+
+type Page = { limit: number; offset: number };
+
+/**
+ * The query every feed shares: events of the kinds feeds show, with their repository and doer, newest first.
+ * `where` may use $1..$n of `params`; the kinds and the day are appended after them.
+ */
+export async function queryFeed(
+  db: Queryable,
+  where: string[],
+  params: unknown[],
+  day: string | undefined,
+  page: Page,
+): Promise<{ entries: FeedEntry[]; total: number }> {
+  const all = [...params, Object.keys(feedKinds)];
+  const conditions = [...where, `e.kind = ANY($${all.length}::text[])`];
+  if (day) {
+    all.push(day);
+    const start = `$${all.length}::date::timestamp AT TIME ZONE 'UTC'`;
+    conditions.push(`e.created >= ${start} AND e.created < ${start} + interval '1 day'`);
+  }
+  const from = `domain_event e JOIN repository r ON r.id = e.repo_id JOIN "user" u ON u.id = e.doer_id WHERE ${conditions.join(' AND ')}`;
+  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM ${from}`, all);
+  const rows = await db.query<Record<string, unknown>>(
+    `SELECT e.id AS event_id, e.kind, e.repo_id, e.payload, e.created AS event_created, u.* FROM ${from}
+     ORDER BY e.id DESC LIMIT $${all.length + 1} OFFSET $${all.length + 2}`,
+    [...all, page.limit, page.offset],
+  );
+  const entries = rows.map((row) => ({
+    id: Number(row.event_id),
+    kind: String(row.kind),
+    repo_id: Number(row.repo_id),
+    payload: row.payload as Record<string, unknown>,
+    created: row.event_created as Date,
+    doer: toUserRow(row),
+  }));
+  return { entries, total: count };
+}
+
+/** A repository's activities, newest first; `day` (YYYY-MM-DD, UTC) keeps those of one day. */
+export async function listRepoFeed(db: Queryable, repoId: number, day: string | undefined, page: Page): Promise<{ entries: FeedEntry[]; total: number }> {
+  return queryFeed(db, ['e.repo_id = $1'], [repoId], day, page);
+}
+
+export interface UserFeedFilter {
+  userId: number;
+  viewerId: number | null;
+  /** Private repositories' activities: only for the user themselves and administrators (Gitea's IncludePrivate). */
+  includePrivate: boolean;
+  /** Only what the user did, not what happened in their and their watched repositories. */
+  onlyPerformedBy: boolean;
+  /** YYYY-MM-DD: only that day (UTC). */
+  day?: string;
+}
+
+/**
+ * A user's feed, newest first: what they did, and what happened in repositories they own or watch, among the
+ * repositories the viewer may read.
+ */
+export async function listUserFeed(db: Queryable, filter: UserFeedFilter, page: Page): Promise<{ entries: FeedEntry[]; total: number }> {
+  const where = [
+    readableReposCondition('r', '$2'),
+    filter.onlyPerformedBy
+      ? 'e.doer_id = $1'
+      : '(e.doer_id = $1 OR r.owner_id = $1 OR EXISTS (SELECT 1 FROM watch w WHERE w.user_id = $1 AND w.repo_id = r.id AND w.mode IN (1, 3)))',
+  ];
+  if (!filter.includePrivate) where.push('NOT r.is_private');
+  return queryFeed(db, where, [filter.userId, filter.viewerId], filter.day, page);
+}

@@ -1,0 +1,192 @@
+import { createHash } from 'node:crypto';
+import type { Queryable, Tx } from '../../data-source.js';
+import { badRequest, notFound } from '../../errors.js';
+import { emit } from '../../events.js';
+import type { GitStore } from '../../git-store.js';
+import { runGit } from '../../git/run.js';
+import type { RepoRow } from '../repos/repo-row.js';
+import { toUserRow, type UserRow } from '../users/user-row.js';
+
+export const commitStatusStates = ['pending', 'success', 'error', 'failure', 'warning'] as const;
+export type CommitStatusState = (typeof commitStatusStates)[number];
+
+export const commitStatusSorts = ['oldest', 'recentupdate', 'leastupdate', 'leastindex', 'highestindex'] as const;
+export type CommitStatusSort = (typeof commitStatusSorts)[number];
+
+/** A row of the `commit_status` table. `index` counts the statuses of one commit of one repository from 1. */
+export interface CommitStatusRow {
+  id: number;
+  index: number;
+  repo_id: number;
+  state: CommitStatusState;
+  sha: string;
+  target_url: string;
+  description: string;
+  context: string;
+  context_hash: string;
+  creator_id: number | null;
+  created: Date;
+  updated: Date;
+}
+
+/** CreateStatusOption. */
+export interface NewCommitStatus {
+  state: CommitStatusState;
+  target_url?: string;
+  description?: string;
+  context?: string;
+}
+
+export interface StatusContext {
+  git: GitStore;
+}
+
+/** Gitea's order, worst first: the combined state of a commit is the worst latest state of its contexts. */
+const worstFirst: readonly CommitStatusState[] = ['error', 'failure', 'warning', 'pending', 'success'];
+
+const orders: Record<CommitStatusSort | 'newest', string> = {
+  newest: 'created DESC, id DESC',
+  oldest: 'created ASC, id ASC',
+  recentupdate: 'updated DESC, id DESC',
+  leastupdate: 'updated ASC, id ASC',
+  // Gitea's spelling, kept for compatibility: "leastindex" lists the highest index first, and the other way round.
+  leastindex: 'index DESC',
+  highestindex: 'index ASC',
+};
+
+function shaLength(repo: RepoRow): number {
+  return repo.object_format_name === 'sha256' ? 64 : 40;
+}
+
+/** A complete commit id for the repository's object format, lower-cased; anything shorter or malformed is refused. */
+export function assertFullSha(repo: RepoRow, sha: string): string {
+  const length = shaLength(repo);
+  if (sha.length !== length || !/^[0-9a-fA-F]+$/.test(sha)) {
+    throw badRequest(`sha must be a complete commit id of ${length} hexadecimal characters: ${sha}`);
+  }
+  return sha.toLowerCase();
+}
+
+async function revParse(dir: string, rev: string): Promise<string | null> {
+  const result = await runGit(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd: dir });
+  return result.code === 0 ? result.stdout.toString('utf8').trim() : null;
+}
+
+/** A branch, a tag or a (possibly abbreviated) commit id, resolved with git to the commit it names; null when it names none. */
+export async function findCommitByRef(git: GitStore, repo: RepoRow, ref: string): Promise<string | null> {
+  if (!ref || /[\x00-\x20\x7f]/.test(ref)) return null;
+  const dir = git.pathOf(repo.owner_name, repo.name);
+  for (const candidate of [`refs/heads/${ref}`, `refs/tags/${ref}`]) {
+    const sha = await revParse(dir, candidate);
+    if (sha) return sha;
+  }
+  if (/^[0-9a-fA-F]{4,64}$/.test(ref)) return revParse(dir, ref.toLowerCase());
+  return null;
+}
+
+export async function resolveCommitRef(git: GitStore, repo: RepoRow, ref: string): Promise<string> {
+  const sha = await findCommitByRef(git, repo, ref);
+  if (!sha) throw notFound(`ref ${ref} does not exist`);
+  return sha;
+}
+
+/** The `sha` of /statuses/{sha}: a complete id is taken as it is; a branch, tag or short id is resolved; anything else is a 400. */
+export async function resolveStatusSha(git: GitStore, repo: RepoRow, sha: string): Promise<string> {
+  if (sha.length === shaLength(repo) && /^[0-9a-fA-F]+$/.test(sha)) return sha.toLowerCase();
+  const resolved = await findCommitByRef(git, repo, sha);
+  if (!resolved) throw badRequest(`${sha} is not a valid sha`);
+  return resolved;
+}
+
+/**
+ * Adds a status to a commit that exists in the repository. The per-commit index is taken under a
+ * transaction-scoped advisory lock, so concurrent reporters never get the same number.
+ */
+export async function createCommitStatus(
+  tx: Tx,
+  ctx: StatusContext,
+  repo: RepoRow,
+  creator: UserRow,
+  rawSha: string,
+  input: NewCommitStatus,
+): Promise<CommitStatusRow> {
+  const sha = assertFullSha(repo, rawSha);
+  if (!(await revParse(ctx.git.pathOf(repo.owner_name, repo.name), sha))) throw notFound(`commit ${sha} does not exist`);
+  const context = (input.context ?? '').trim();
+  await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`commit_status:${repo.id}:${sha}`]);
+  const [{ next }] = await tx.query<{ next: number }>(
+    'SELECT COALESCE(max(index), 0) + 1 AS next FROM commit_status WHERE repo_id = $1 AND sha = $2',
+    [repo.id, sha],
+  );
+  const [row] = await tx.query<CommitStatusRow>(
+    `INSERT INTO commit_status (index, repo_id, state, sha, target_url, description, context, context_hash, creator_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+    [
+      next, repo.id, input.state, sha, (input.target_url ?? '').trim(), (input.description ?? '').trim(), context,
+      createHash('sha1').update(context).digest('hex'), creator.id,
+    ],
+  );
+  await emit(tx, {
+    kind: 'commit_status.created',
+    repoId: repo.id,
+    doerId: creator.id,
+    payload: { sha, index: row.index, state: row.state, context },
+  });
+  return row;
+}
+
+export interface StatusFilter {
+  sort?: CommitStatusSort;
+  state?: CommitStatusState;
+}
+
+/** Every status of a commit, filtered and sorted as Gitea does, with the total the filter matches. */
+export async function listCommitStatuses(
+  db: Queryable,
+  repoId: number,
+  sha: string,
+  filter: StatusFilter,
+  page: { limit: number; offset: number },
+): Promise<{ rows: CommitStatusRow[]; total: number }> {
+  const params: unknown[] = [repoId, sha];
+  let where = 'repo_id = $1 AND sha = $2';
+  if (filter.state) where += ` AND state = $${params.push(filter.state)}`;
+  const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM commit_status WHERE ${where}`, params);
+  const rows = await db.query<CommitStatusRow>(
+    `SELECT * FROM commit_status WHERE ${where} ORDER BY ${orders[filter.sort ?? 'newest']}
+     LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    [...params, page.limit, page.offset],
+  );
+  return { rows, total };
+}
+
+/** The latest status of each context of a commit, newest first, with the number of contexts. */
+export async function listLatestCommitStatuses(
+  db: Queryable,
+  repoId: number,
+  sha: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: CommitStatusRow[]; total: number }> {
+  const latest = 'SELECT max(index) AS index FROM commit_status WHERE repo_id = $1 AND sha = $2 GROUP BY context_hash';
+  const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM (${latest}) contexts`, [repoId, sha]);
+  const rows = await db.query<CommitStatusRow>(
+    `SELECT s.* FROM commit_status s
+     JOIN (${latest} ORDER BY max(index) DESC LIMIT $3 OFFSET $4) l ON l.index = s.index
+     WHERE s.repo_id = $1 AND s.sha = $2 ORDER BY s.index DESC`,
+    [repoId, sha, page.limit, page.offset],
+  );
+  return { rows, total };
+}
+
+/** The worst of the given states; a commit without statuses is pending. */
+export function combineStates(states: CommitStatusState[]): CommitStatusState {
+  if (states.length === 0) return 'pending';
+  return worstFirst.find((state) => states.includes(state))!;
+}
+
+export async function findStatusCreators(db: Queryable, rows: CommitStatusRow[]): Promise<Map<number, UserRow>> {
+  const ids = [...new Set(rows.map((r) => r.creator_id).filter((id): id is number => id !== null))];
+  if (ids.length === 0) return new Map();
+  const users = await db.query('SELECT * FROM "user" WHERE id = ANY($1::bigint[])', [ids]);
+  return new Map(users.map((raw) => toUserRow(raw)).map((user) => [user.id, user]));
+}

@@ -1,0 +1,300 @@
+import type { BlobStore } from '../../blob-store.js';
+import type { Queryable, Tx } from '../../data-source.js';
+import { conflict, invalid, isUniqueViolation, notFound } from '../../errors.js';
+import { emit } from '../../events.js';
+import type { GitStore } from '../../git-store.js';
+import { gitOk, runGit } from '../../git/run.js';
+import { deleteReleaseAttachments } from './attachments.js';
+import type { RepoRow } from '../repos/repo-row.js';
+import { toUserRow, type UserRow } from '../users/user-row.js';
+
+/** A row of the `release` table. `is_tag` rows are tags without a release (created by pushes), never shown as releases. */
+export interface ReleaseRow {
+  id: number;
+  repo_id: number;
+  publisher_id: number | null;
+  tag_name: string;
+  lower_tag_name: string;
+  target: string;
+  title: string;
+  sha1: string;
+  num_commits: number;
+  note: string;
+  is_draft: boolean;
+  is_prerelease: boolean;
+  is_tag: boolean;
+  created: Date;
+}
+
+/** CreateReleaseOption. */
+export interface NewRelease {
+  tag_name: string;
+  target_commitish?: string;
+  name?: string;
+  body?: string;
+  draft?: boolean;
+  prerelease?: boolean;
+}
+
+/** EditReleaseOption: empty strings and absent fields leave the value as it is. */
+export type ReleaseEdit = Partial<NewRelease>;
+
+export interface ReleaseContext {
+  git: GitStore;
+}
+
+export interface ReleaseFilter {
+  /** Whether the viewer may see drafts at all (write access). */
+  includeDrafts: boolean;
+  draft?: boolean;
+  prerelease?: boolean;
+}
+
+const maxTitleLength = 255;
+
+// ---- reads -------------------------------------------------------------------------------------------
+
+/** A release (not a bare tag) of the repository; a draft is as missing as a deleted one to a viewer without write access. */
+export async function getRelease(db: Queryable, repoId: number, id: number, includeDrafts: boolean): Promise<ReleaseRow> {
+  const [row] = await db.query<ReleaseRow>('SELECT * FROM release WHERE id = $1 AND repo_id = $2 AND NOT is_tag', [id, repoId]);
+  if (!row || (row.is_draft && !includeDrafts)) throw notFound(`release ${id} does not exist`);
+  return row;
+}
+
+export async function getReleaseByTag(db: Queryable, repoId: number, tag: string, includeDrafts: boolean): Promise<ReleaseRow> {
+  const [row] = await db.query<ReleaseRow>(
+    'SELECT * FROM release WHERE repo_id = $1 AND lower_tag_name = $2 AND NOT is_tag',
+    [repoId, tag.toLowerCase()],
+  );
+  if (!row || (row.is_draft && !includeDrafts)) throw notFound(`release with tag ${tag} does not exist`);
+  return row;
+}
+
+/** The newest release that is neither a draft nor a pre-release. */
+export async function getLatestRelease(db: Queryable, repoId: number): Promise<ReleaseRow> {
+  const [row] = await db.query<ReleaseRow>(
+    `SELECT * FROM release WHERE repo_id = $1 AND NOT is_tag AND NOT is_draft AND NOT is_prerelease
+     ORDER BY created DESC, id DESC LIMIT 1`,
+    [repoId],
+  );
+  if (!row) throw notFound('the repository has no published release');
+  return row;
+}
+
+/** Releases, newest first, with the total the filter matches. */
+export async function listReleases(
+  db: Queryable,
+  repoId: number,
+  filter: ReleaseFilter,
+  page: { limit: number; offset: number },
+): Promise<{ rows: ReleaseRow[]; total: number }> {
+  const conditions = ['repo_id = $1', 'NOT is_tag'];
+  const params: unknown[] = [repoId];
+  if (!filter.includeDrafts) conditions.push('NOT is_draft');
+  if (filter.draft !== undefined) conditions.push(`is_draft = $${params.push(filter.draft)}`);
+  if (filter.prerelease !== undefined) conditions.push(`is_prerelease = $${params.push(filter.prerelease)}`);
+  const where = conditions.join(' AND ');
+  const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM release WHERE ${where}`, params);
+  const rows = await db.query<ReleaseRow>(
+    `SELECT * FROM release WHERE ${where} ORDER BY created DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    [...params, page.limit, page.offset],
+  );
+  return { rows, total };
+}
+
+/** The publishers of a set of releases, by id; a deleted publisher is simply absent. */
+export async function findPublishers(db: Queryable, releases: ReleaseRow[]): Promise<Map<number, UserRow>> {
+  const ids = [...new Set(releases.map((r) => r.publisher_id).filter((id): id is number => id !== null))];
+  if (ids.length === 0) return new Map();
+  const rows = await db.query('SELECT * FROM "user" WHERE id = ANY($1::bigint[])', [ids]);
+  return new Map(rows.map((raw) => toUserRow(raw)).map((user) => [user.id, user]));
+}
+
+// ---- changes -----------------------------------------------------------------------------------------
+
+/**
+ * Creates a release. A published release needs its tag: an existing tag is used as it is, a missing one is
+ * created at `target_commitish` (the default branch when absent) and removed again if the transaction fails.
+ * Drafts create no tag. A tag that a push recorded without a release becomes this release.
+ */
+export async function createRelease(tx: Tx, ctx: ReleaseContext, repo: RepoRow, doer: UserRow, input: NewRelease): Promise<ReleaseRow> {
+  if (repo.is_empty) throw invalid('repo is empty: a release needs at least one commit to tag');
+  const dir = ctx.git.pathOf(repo.owner_name, repo.name);
+  const tag = input.tag_name;
+  await assertValidTagName(dir, tag);
+  const [existing] = await tx.query<ReleaseRow>(
+    'SELECT * FROM release WHERE repo_id = $1 AND lower_tag_name = $2 FOR UPDATE',
+    [repo.id, tag.toLowerCase()],
+  );
+  if (existing && !existing.is_tag) throw conflict(`release tag already exist [tag_name: ${tag}]`);
+  const values = [
+    input.name?.slice(0, maxTitleLength) ?? '', input.body ?? '', input.draft ?? false, input.prerelease ?? false, doer.id,
+  ];
+  let row: ReleaseRow;
+  if (existing) {
+    [row] = await tx.query<ReleaseRow>(
+      `UPDATE release SET title = $2, note = $3, is_draft = $4, is_prerelease = $5, publisher_id = $6, is_tag = false,
+         target = COALESCE(NULLIF($7, ''), target)
+       WHERE id = $1 RETURNING *`,
+      [existing.id, ...values, input.target_commitish ?? ''],
+    );
+  } else {
+    try {
+      [row] = await tx.query<ReleaseRow>(
+        `INSERT INTO release (repo_id, tag_name, lower_tag_name, target, title, note, is_draft, is_prerelease, publisher_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+        [repo.id, tag, tag.toLowerCase(), input.target_commitish || repo.default_branch, ...values],
+      );
+    } catch (error) {
+      if (isUniqueViolation(error)) throw conflict(`release tag already exist [tag_name: ${tag}]`);
+      throw error;
+    }
+  }
+  if (!row.is_draft) row = (await tagRelease(tx, dir, repo, row)).row;
+  await adjustReleaseCount(tx, repo.id, counted(row) - counted(existing));
+  if (!row.is_draft) await emitRelease(tx, 'release.published', repo, doer, row);
+  return row;
+}
+
+/** Gitea's edit: non-empty fields replace, booleans apply when given; publishing creates the tag if it is missing. */
+export async function editRelease(
+  tx: Tx,
+  ctx: ReleaseContext,
+  repo: RepoRow,
+  release: ReleaseRow,
+  doer: UserRow,
+  edit: ReleaseEdit,
+): Promise<ReleaseRow> {
+  const before = await lockRelease(tx, repo.id, release.id);
+  const dir = ctx.git.pathOf(repo.owner_name, repo.name);
+  const tag = edit.tag_name || before.tag_name;
+  const retagged = tag !== before.tag_name;
+  if (retagged) await assertValidTagName(dir, tag);
+  let row: ReleaseRow;
+  try {
+    [row] = await tx.query<ReleaseRow>(
+      `UPDATE release SET tag_name = $2, lower_tag_name = $3, target = $4, title = $5, note = $6, is_draft = $7, is_prerelease = $8,
+         sha1 = CASE WHEN $9 THEN '' ELSE sha1 END, num_commits = CASE WHEN $9 THEN 0 ELSE num_commits END
+       WHERE id = $1 RETURNING *`,
+      [
+        before.id, tag, tag.toLowerCase(), edit.target_commitish || before.target, edit.name?.slice(0, maxTitleLength) || before.title,
+        edit.body || before.note, edit.draft ?? before.is_draft, edit.prerelease ?? before.is_prerelease, retagged,
+      ],
+    );
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(`release tag already exist [tag_name: ${tag}]`);
+    throw error;
+  }
+  let createdTag = false;
+  if (!row.is_draft) ({ row, createdTag } = await tagRelease(tx, dir, repo, row));
+  await adjustReleaseCount(tx, repo.id, counted(row) - counted(before));
+  if (!row.is_draft) await emitRelease(tx, before.is_draft || createdTag ? 'release.published' : 'release.updated', repo, doer, row);
+  return row;
+}
+
+/**
+ * Deletes a release but never its tag: when the tag exists in git the row stays as a bare tag (`is_tag`),
+ * otherwise (a draft that was never tagged) the row goes. Attachments go with it, their files once committed.
+ */
+export async function deleteRelease(
+  tx: Tx,
+  ctx: ReleaseContext & { blobs: BlobStore },
+  repo: RepoRow,
+  release: ReleaseRow,
+  doer: UserRow,
+): Promise<void> {
+  const before = await lockRelease(tx, repo.id, release.id);
+  await deleteReleaseAttachments(tx, ctx.blobs, before.id);
+  const sha = await tagCommit(ctx.git.pathOf(repo.owner_name, repo.name), before.tag_name);
+  if (sha) {
+    await tx.query(
+      `UPDATE release SET is_tag = true, is_draft = false, is_prerelease = false, sha1 = $2,
+         num_commits = CASE WHEN sha1 = $2 THEN num_commits ELSE 0 END
+       WHERE id = $1`,
+      [before.id, sha],
+    );
+  } else {
+    await tx.query('DELETE FROM release WHERE id = $1', [before.id]);
+  }
+  await adjustReleaseCount(tx, repo.id, -counted(before));
+  if (!before.is_draft) await emitRelease(tx, 'release.deleted', repo, doer, before);
+}
+
+// ---- helpers -----------------------------------------------------------------------------------------
+
+async function lockRelease(tx: Tx, repoId: number, id: number): Promise<ReleaseRow> {
+  const [row] = await tx.query<ReleaseRow>('SELECT * FROM release WHERE id = $1 AND repo_id = $2 AND NOT is_tag FOR UPDATE', [id, repoId]);
+  if (!row) throw notFound(`release ${id} does not exist`);
+  return row;
+}
+
+/** What `repository.num_releases` counts: published releases. */
+function counted(row: ReleaseRow | null | undefined): number {
+  return row && !row.is_tag && !row.is_draft ? 1 : 0;
+}
+
+async function adjustReleaseCount(tx: Tx, repoId: number, delta: number): Promise<void> {
+  if (delta === 0) return;
+  await tx.query('UPDATE repository SET num_releases = GREATEST(num_releases + $2, 0) WHERE id = $1', [repoId, delta]);
+}
+
+async function emitRelease(tx: Tx, kind: 'release.published' | 'release.updated' | 'release.deleted', repo: RepoRow, doer: UserRow, row: ReleaseRow): Promise<void> {
+  await emit(tx, { kind, repoId: repo.id, doerId: doer.id, payload: { release_id: row.id, tag_name: row.tag_name } });
+}
+
+/**
+ * Makes sure a published release's tag exists and records the commit it points at. A tag created here is
+ * deleted again if the transaction does not commit; creating it also dates the release, as publishing does.
+ */
+async function tagRelease(tx: Tx, dir: string, repo: RepoRow, row: ReleaseRow): Promise<{ row: ReleaseRow; createdTag: boolean }> {
+  let sha = await tagCommit(dir, row.tag_name);
+  let createdTag = false;
+  if (!sha) {
+    const target = row.target || repo.default_branch;
+    const commit = await resolveCommit(dir, target);
+    if (!commit) throw notFound(`target "${target}" not found`);
+    await createTagRef(dir, row.tag_name, commit);
+    tx.onRollback(() => deleteTagRef(dir, row.tag_name, commit));
+    sha = commit;
+    createdTag = true;
+  }
+  const numCommits = sha === row.sha1 ? row.num_commits : Number(await gitOk(['rev-list', '--count', sha], { cwd: dir }));
+  const [updated] = await tx.query<ReleaseRow>(
+    `UPDATE release SET sha1 = $2, num_commits = $3, created = CASE WHEN $4 THEN now() ELSE created END WHERE id = $1 RETURNING *`,
+    [row.id, sha, numCommits, createdTag],
+  );
+  return { row: updated, createdTag };
+}
+
+/** `git check-ref-format`: the authority on what a tag may be called. */
+async function assertValidTagName(dir: string, tag: string): Promise<void> {
+  if (!tag || tag.startsWith('-') || tag.length > 255) throw invalid(`tag name is invalid: ${tag}`);
+  const result = await runGit(['check-ref-format', `refs/tags/${tag}`], { cwd: dir });
+  if (result.code !== 0) throw invalid(`tag name is invalid: ${tag}`);
+}
+
+/** The commit a tag points at (through annotated tags), or null when there is no such tag. */
+async function tagCommit(dir: string, tag: string): Promise<string | null> {
+  const result = await runGit(['rev-parse', '--verify', '--quiet', `refs/tags/${tag}^{commit}`], { cwd: dir });
+  return result.code === 0 ? result.stdout.toString('utf8').trim() : null;
+}
+
+/** A branch, tag or commit id to the commit it names, or null. */
+async function resolveCommit(dir: string, rev: string): Promise<string | null> {
+  if (!rev || rev.startsWith('-') || /[\x00-\x20]/.test(rev)) return null;
+  const result = await runGit(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd: dir });
+  return result.code === 0 ? result.stdout.toString('utf8').trim() : null;
+}
+
+/** A lightweight tag, created only if the name is still free (`update-ref` with an empty old value). */
+async function createTagRef(dir: string, tag: string, commit: string): Promise<void> {
+  const result = await runGit(['update-ref', `refs/tags/${tag}`, commit, ''], { cwd: dir });
+  if (result.code === 0) return;
+  if (/exists/.test(result.stderr)) throw conflict(`tag ${tag} already exists`);
+  throw new Error(`git update-ref failed: ${result.stderr.trim()}`);
+}
+
+/** Removes the tag only if it still points where we put it. */
+async function deleteTagRef(dir: string, tag: string, commit: string): Promise<void> {
+  await runGit(['update-ref', '-d', `refs/tags/${tag}`, commit], { cwd: dir });
+}

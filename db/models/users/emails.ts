@@ -1,0 +1,74 @@
+import type { Queryable, Tx } from '../../data-source.js';
+import { invalid, isUniqueViolation, notFound } from '../../errors.js';
+import { assertValidEmail } from './names.js';
+import { escapeLike } from './users.js';
+
+export interface EmailRow {
+  id: number;
+  uid: number;
+  email: string;
+  is_activated: boolean;
+  is_primary: boolean;
+  username: string;
+}
+
+const selectEmails = `SELECT e.id::int, e.uid::int, e.email, e.is_activated, e.is_primary, u.name AS username
+  FROM email_address e JOIN "user" u ON u.id = e.uid`;
+
+export async function listEmails(tx: Queryable, uid: number): Promise<EmailRow[]> {
+  return tx.query<EmailRow>(`${selectEmails} WHERE e.uid = $1 ORDER BY e.is_primary DESC, e.id`, [uid]);
+}
+
+/** Adds addresses to a user; any invalid or taken address refuses the whole request. */
+export async function addEmails(tx: Tx, uid: number, emails: string[]): Promise<EmailRow[]> {
+  if (emails.length === 0) throw invalid('Email list empty');
+  const unique = [...new Map(emails.map((e) => [e.toLowerCase(), e])).values()];
+  for (const email of unique) assertValidEmail(email);
+  const ids: number[] = [];
+  for (const email of unique) {
+    try {
+      const [row] = await tx.query<{ id: number }>(
+        `INSERT INTO email_address (uid, email, lower_email, is_activated, is_primary) VALUES ($1, $2, $3, true, false) RETURNING id::int`,
+        [uid, email, email.toLowerCase()],
+      );
+      ids.push(row.id);
+    } catch (error) {
+      if (isUniqueViolation(error)) throw invalid(`Email address has been used: ${email}`);
+      throw error;
+    }
+  }
+  return tx.query<EmailRow>(`${selectEmails} WHERE e.id = ANY($1) ORDER BY e.id`, [ids]);
+}
+
+export async function deleteEmails(tx: Tx, uid: number, emails: string[]): Promise<void> {
+  for (const email of new Set(emails.map((e) => e.toLowerCase()))) {
+    const [row] = await tx.query<{ is_primary: boolean }>(
+      'SELECT is_primary FROM email_address WHERE uid = $1 AND lower_email = $2',
+      [uid, email.toLowerCase()],
+    );
+    if (!row) throw notFound(`email address ${email} does not exist`);
+    if (row.is_primary) throw invalid(`the primary email address cannot be deleted: ${email}`);
+    await tx.query('DELETE FROM email_address WHERE uid = $1 AND lower_email = $2', [uid, email.toLowerCase()]);
+  }
+}
+
+export async function searchAllEmails(
+  tx: Queryable,
+  query: { q?: string; limit: number; offset: number },
+): Promise<{ emails: EmailRow[]; total: number }> {
+  const params: unknown[] = [];
+  let where = '';
+  if (query.q) {
+    params.push(`%${escapeLike(query.q.toLowerCase())}%`);
+    where = `WHERE e.lower_email LIKE $1 OR u.lower_name LIKE $1`;
+  }
+  const [{ count }] = await tx.query<{ count: string }>(
+    `SELECT count(*) FROM email_address e JOIN "user" u ON u.id = e.uid ${where}`,
+    params,
+  );
+  const emails = await tx.query<EmailRow>(
+    `${selectEmails} ${where} ORDER BY e.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    [...params, query.limit, query.offset],
+  );
+  return { emails, total: Number(count) };
+}

@@ -1,0 +1,152 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { gitOk } from '../../db/git/run.js';
+import { CommitFieldsCache, type CommitFields } from '../../db/models/code/branches.js';
+import { startHearth, type TestHearth } from '../helpers/hearth.js';
+import { git, ok, refOnServer, remote, scratch } from '../git/git-client.js';
+
+interface ApiBranch {
+  name: string;
+  commit: { id: string; message: string; timestamp: string; author: { name: string; email: string; username: string }; committer: { name: string } };
+}
+
+const diskIdentity = { GIT_AUTHOR_NAME: 'Disk Writer', GIT_AUTHOR_EMAIL: 'disk@example.com', GIT_COMMITTER_NAME: 'Disk Writer', GIT_COMMITTER_EMAIL: 'disk@example.com' };
+
+/** Runs git in a repository's bare directory on the server, as an administrator on the machine would. */
+function onDisk(hearth: TestHearth, owner: string, repo: string, args: string[]): Promise<string> {
+  return gitOk(args, { cwd: hearth.deps.git.pathOf(owner, repo), env: diskIdentity });
+}
+
+/** A new commit on top of `parent` (same tree), written straight into the bare repository. */
+async function commitOnDisk(hearth: TestHearth, owner: string, repo: string, parent: string, message: string): Promise<string> {
+  return onDisk(hearth, owner, repo, ['commit-tree', `${parent}^{tree}`, '-p', parent, '-m', message]);
+}
+
+async function branchesOf(hearth: TestHearth, owner: string, repo: string): Promise<Map<string, ApiBranch['commit']>> {
+  const list = await hearth.call<ApiBranch[]>('GET', `/repos/${owner}/${repo}/branches`);
+  if (list.status !== 200) throw new Error(`list answered ${list.status}`);
+  return new Map(list.body.map((b) => [b.name, b.commit]));
+}
+
+async function setUp(t: ExecutionContext, objectFormat: 'sha1' | 'sha256' = 'sha1'): Promise<{ hearth: TestHearth; alice: Awaited<ReturnType<TestHearth['createUser']>>; main: string }> {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const made = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'reads', auto_init: true, object_format_name: objectFormat } });
+  if (made.status !== 201) throw new Error(`create answered ${made.status}`);
+  const main = (await refOnServer(hearth, 'alice', 'reads', 'refs/heads/main'))!;
+  return { hearth, alice, main };
+}
+
+test('a branch moved with git directly on disk shows its new head on the next read, list and single branch alike', async (t) => {
+  const { hearth, alice, main } = await setUp(t);
+  t.is((await hearth.call('POST', '/repos/alice/reads/branches', { auth: alice.bearer, body: { new_branch_name: 'feature/disk' } })).status, 201);
+  const before = await branchesOf(hearth, 'alice', 'reads');
+  t.is(before.get('feature/disk')?.id, main);
+  t.is(before.get('feature/disk')?.message, 'Initial commit\n');
+
+  const next = await commitOnDisk(hearth, 'alice', 'reads', main, 'Written on disk\n\nwith a body');
+  await onDisk(hearth, 'alice', 'reads', ['update-ref', 'refs/heads/feature/disk', next]);
+  const after = await branchesOf(hearth, 'alice', 'reads');
+  t.like(after.get('feature/disk'), { id: next, message: 'Written on disk\n\nwith a body\n', author: { name: 'Disk Writer', email: 'disk@example.com', username: '' } });
+  t.like(after.get('main'), { id: main, message: 'Initial commit\n' }, 'the other branch is untouched');
+  const one = await hearth.call<ApiBranch>('GET', '/repos/alice/reads/branches/feature/disk');
+  t.is(one.body.commit.id, next);
+  t.is(await refOnServer(hearth, 'alice', 'reads', 'refs/heads/feature/disk'), next);
+});
+
+test('a push over HTTP shows on the next single-branch read, before any job has run', async (t) => {
+  const { hearth, alice, main } = await setUp(t);
+  t.is((await hearth.call<ApiBranch>('GET', '/repos/alice/reads/branches/main')).body.commit.id, main);
+  const home = scratch(t);
+  const work = path.join(home, 'work');
+  const url = remote(hearth, 'alice', 'reads', { user: 'alice', secret: alice.token });
+  await ok(git(home, ['clone', '--quiet', url, work]));
+  await ok(git(home, ['commit', '--quiet', '--allow-empty', '-m', 'Pushed over HTTP'], work));
+  const pushed = (await ok(git(home, ['rev-parse', 'HEAD'], work))).trim();
+  await ok(git(home, ['push', '--quiet', 'origin', 'main'], work));
+  const one = await hearth.call<ApiBranch>('GET', '/repos/alice/reads/branches/main');
+  t.like(one.body.commit, { id: pushed, message: 'Pushed over HTTP\n', author: { name: 'Tester', email: 'tester@example.com' } });
+});
+
+for (const format of ['sha1', 'sha256'] as const) {
+  test(`packed and loose refs both read, a loose ref winning over its packed line (${format})`, async (t) => {
+    const { hearth, alice, main } = await setUp(t, format);
+    t.is(main.length, format === 'sha1' ? 40 : 64);
+    for (const name of ['alpha', 'beta', 'nested/gamma']) {
+      t.is((await hearth.call('POST', '/repos/alice/reads/branches', { auth: alice.bearer, body: { new_branch_name: name } })).status, 201);
+    }
+    await onDisk(hearth, 'alice', 'reads', ['tag', '-a', '-m', 'a tag', 'v1', main]);
+    const loose = await branchesOf(hearth, 'alice', 'reads');
+
+    await onDisk(hearth, 'alice', 'reads', ['pack-refs', '--all']);
+    const packedFile = readFileSync(path.join(hearth.deps.git.pathOf('alice', 'reads'), 'packed-refs'), 'utf8');
+    t.regex(packedFile, new RegExp(`^${main} refs/heads/nested/gamma$`, 'm'), 'the branches now live in packed-refs');
+    t.deepEqual(await branchesOf(hearth, 'alice', 'reads'), loose, 'packed branches read the same as loose ones');
+
+    const moved = await commitOnDisk(hearth, 'alice', 'reads', main, 'Loose over packed');
+    await onDisk(hearth, 'alice', 'reads', ['update-ref', 'refs/heads/beta', moved]);
+    t.regex(readFileSync(path.join(hearth.deps.git.pathOf('alice', 'reads'), 'packed-refs'), 'utf8'), new RegExp(`^${main} refs/heads/beta$`, 'm'));
+    const mixed = await branchesOf(hearth, 'alice', 'reads');
+    t.like(mixed.get('beta'), { id: moved, message: 'Loose over packed\n' });
+    t.like(mixed.get('alpha'), { id: main });
+    t.like(mixed.get('nested/gamma'), { id: main });
+    t.is((await hearth.call<ApiBranch>('GET', '/repos/alice/reads/branches/nested/gamma')).body.commit.id, main);
+
+    await onDisk(hearth, 'alice', 'reads', ['update-ref', '-d', 'refs/heads/alpha']);
+    t.is((await hearth.call('GET', '/repos/alice/reads/branches/alpha')).status, 404, 'a branch deleted on disk (from packed-refs) is gone');
+    const list = await hearth.call<ApiBranch[]>('GET', '/repos/alice/reads/branches');
+    t.deepEqual(list.body.map((b) => b.name).sort(), ['beta', 'main', 'nested/gamma']);
+
+    // Without branch rows the list rebuilds them from every branch on disk: the whole-repository read.
+    const [{ id }] = await hearth.store.db.query<{ id: number }>(`SELECT id FROM repository WHERE lower_name = 'reads'`);
+    await hearth.store.db.query('DELETE FROM branch WHERE repo_id = $1', [id]);
+    const rebuilt = await branchesOf(hearth, 'alice', 'reads');
+    t.deepEqual([...rebuilt.keys()].sort(), ['beta', 'main', 'nested/gamma']);
+    const rows = await hearth.store.db.query<{ name: string; commit_id: string }>('SELECT name, commit_id FROM branch WHERE repo_id = $1 ORDER BY name', [id]);
+    t.deepEqual(rows, [{ name: 'beta', commit_id: moved }, { name: 'main', commit_id: main }, { name: 'nested/gamma', commit_id: main }]);
+  });
+}
+
+test('the commit cache never shows an old head after a force update, and one commit on two branches reads the same', async (t) => {
+  const { hearth, main } = await setUp(t);
+  const other = await onDisk(hearth, 'alice', 'reads', ['commit-tree', `${main}^{tree}`, '-m', 'An unrelated root']);
+  const stamp = (await hearth.call<ApiBranch>('GET', '/repos/alice/reads/branches/main')).body.commit;
+
+  await onDisk(hearth, 'alice', 'reads', ['update-ref', 'refs/heads/main', other]);
+  const forced = (await hearth.call<ApiBranch>('GET', '/repos/alice/reads/branches/main')).body.commit;
+  t.like(forced, { id: other, message: 'An unrelated root\n', author: { name: 'Disk Writer', username: '' } });
+
+  await onDisk(hearth, 'alice', 'reads', ['update-ref', 'refs/heads/main', main]);
+  t.deepEqual((await hearth.call<ApiBranch>('GET', '/repos/alice/reads/branches/main')).body.commit, stamp, 'back at the first commit, with its own fields');
+  await onDisk(hearth, 'alice', 'reads', ['update-ref', 'refs/heads/twin', main]);
+  t.deepEqual((await hearth.call<ApiBranch>('GET', '/repos/alice/reads/branches/twin')).body.commit, stamp);
+});
+
+test('branches git must read itself (a symbolic ref) still answer, and names that are no ref never reach the disk', async (t) => {
+  const { hearth, main } = await setUp(t);
+  await onDisk(hearth, 'alice', 'reads', ['symbolic-ref', 'refs/heads/alias', 'refs/heads/main']);
+  t.is((await hearth.call<ApiBranch>('GET', '/repos/alice/reads/branches/alias')).body.commit.id, main);
+  t.is((await hearth.call<ApiBranch>('GET', '/repos/alice/reads/branches/main')).body.commit.id, main);
+  for (const name of ['..%2F..%2Fconfig', '..%2FHEAD', 'main.lock', '.hidden', 'a..b']) {
+    t.is((await hearth.call('GET', `/repos/alice/reads/branches/${name}`)).status, 404, name);
+  }
+});
+
+test('the commit cache is bounded in entries and keeps no overlong message', (t) => {
+  const cache = new CommitFieldsCache(3, 1_000, 100);
+  const fields = (message: string): CommitFields => ({
+    authorName: 'a', authorEmail: 'a@x', authorDate: '2024-01-01T00:00:00+00:00',
+    committerName: 'c', committerEmail: 'c@x', committerDate: '2024-01-01T00:00:00+00:00', message,
+  });
+  for (const id of ['1', '2', '3']) cache.set(id, fields(`m${id}`));
+  t.truthy(cache.get('1'), 'reading 1 makes 2 the least recently used');
+  cache.set('4', fields('m4'));
+  t.is(cache.size, 3);
+  t.is(cache.get('2'), undefined);
+  t.is(cache.get('1')?.message, 'm1');
+  cache.set('5', fields('x'.repeat(101)));
+  t.is(cache.get('5'), undefined);
+  for (let i = 0; i < 20; i++) cache.set(`big${i}`, fields('y'.repeat(100)));
+  t.true(cache.size <= 3);
+});
