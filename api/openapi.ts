@@ -81,7 +81,7 @@ function queryParameterType(property: JsonObject): JsonObject {
 
 function parameters(route: RouteDefinition): JsonObject[] {
   const params: JsonObject[] = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
-    name: m[1], in: 'path', required: true, type: 'string',
+    name: m[1], in: 'path', required: true, ...(route.ids?.includes(m[1]) ? { type: 'integer', format: 'int64' } : { type: 'string' }),
   }));
   const query = route.paginated ? (route.query ?? z.object({})).extend(paginationQuery) : route.query;
   if (query) {
@@ -98,12 +98,21 @@ function parameters(route: RouteDefinition): JsonObject[] {
   return params;
 }
 
+/** The answers a route declares, plus those its guards give: 401 without a caller, 403 when refused, 404 for what the path names. */
+function answersOf(route: RouteDefinition): Record<number, string> {
+  const guarded: Record<number, string> = {};
+  if (route.signedIn || route.admin || route.basicOnly || route.repo?.mode) guarded[401] = 'unauthorized';
+  if (route.admin || route.repo?.unit || route.repo?.mode || route.org?.role || route.team) guarded[403] = 'forbidden';
+  if (route.repo || route.org || route.team || route.ids?.length) guarded[404] = 'notFound';
+  return { ...guarded, ...route.responses };
+}
+
 /** The OpenAPI 2.0 description of /api/v1, generated from the same declarations that serve and validate it. */
 export function openApiDocument(routes: RouteDefinition[], rootUrl: string, version: string): JsonObject {
   const paths: Record<string, Record<string, JsonObject>> = {};
   const sorted = [...routes].sort((a, b) => a.path.localeCompare(b.path));
   for (const route of sorted) {
-    const responses = Object.fromEntries(Object.entries(route.responses).map(([status, name]) => [status, { description: name }]));
+    const responses = Object.fromEntries(Object.entries(answersOf(route)).map(([status, name]) => [status, { description: name }]));
     (paths[route.path] ??= {})[route.method] = {
       tags: [route.tag],
       summary: route.summary,

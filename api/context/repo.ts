@@ -1,40 +1,36 @@
 import { forbidden, notFound, unauthorized } from '../../db/errors.js';
-import type { Queryable } from '../../db/data-source.js';
-import { ownerAndAccess } from '../../db/models/access.js';
+import { unitModeOf } from '../../db/models/access.js';
+import type { AccessModeName, UnitKey } from '../../db/models/orgs/teams.js';
 import { findRedirect, findRepo, findRepoById } from '../../db/models/repos/repos.js';
-import { findPendingTransfer } from '../../db/models/repos/transfers.js';
 import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repos/repo-row.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
+import { loadRepoView, loadRepoViews, type RepoView } from '../../db/views/repo.js';
 import type { Caller } from '../auth/caller.js';
 import type { Deps } from '../deps.js';
-import { renderRepository, type ApiRepository, type MirrorInfo, type RepoView } from '../render/repository.js';
+import { renderRepository, type ApiRepository } from '../render/repository.js';
 
+/**
+ * What a route declares about the repository in its path, as Gitea's api.go says it: `{}` is repoAssignment (the
+ * repository must be readable), `unit` is reqRepoReader(unit), `mode` reqRepoWriter / reqRepoAdmin / reqOwner
+ * (of the unit, when one is named).
+ */
+export interface RepoGuard {
+  unit?: UnitKey;
+  mode?: Exclude<AccessModeName, 'none'>;
+}
+
+/** A repository as a route's guard loaded it. */
 export interface LoadedRepo extends RepoView {
-  /** The caller's mode, as a name for guard messages. */
+  /** The caller's mode in the declared unit (the repository's mode when the route names no unit). */
+  mode: AccessMode;
+  /** The caller's mode in the repository as a whole. */
+  repoMode: AccessMode;
   caller: Caller;
 }
 
-/** Owner, the viewer's mode, the fork parent, mirror settings and a pending transfer: what rendering a repository needs. */
-export async function viewOf(db: Queryable, repo: RepoRow, viewer: UserRow | null, depth = 0): Promise<RepoView> {
-  const access = await ownerAndAccess(db, viewer, repo);
-  if (!access) throw notFound();
-  const { owner, mode } = access;
-  const [mirrors, transfer] = await Promise.all([
-    repo.is_mirror ? db.query<MirrorInfo>('SELECT interval_seconds, enable_prune, updated FROM mirror WHERE repo_id = $1', [repo.id]) : [],
-    access.transferPending ? findPendingTransfer(db, repo.id) : null,
-  ]);
-  let parent: RepoView | null = null;
-  if (repo.fork_id && depth === 0) {
-    const parentRepo = await findRepoById(db, repo.fork_id);
-    if (parentRepo) parent = await viewOf(db, parentRepo, viewer, 1);
-  }
-  return { repo, owner, mode, parent, mirror: mirrors[0] ?? null, transfer };
-}
-
-/** A list of repositories as `viewer` sees them: one view per repository, rendered (lists, searches, feeds). */
+/** A list of repositories as `viewer` sees them, rendered (lists, searches, feeds). */
 export async function renderRepos(deps: Deps, repos: RepoRow[], viewer: UserRow | null): Promise<ApiRepository[]> {
-  const views = await Promise.all(repos.map((repo) => viewOf(deps.db, repo, viewer)));
-  return views.map((view) => renderRepository(view, viewer, deps.config));
+  return (await loadRepoViews(deps.db, repos, viewer)).map((view) => renderRepository(view, viewer, deps.config));
 }
 
 /**
@@ -44,17 +40,36 @@ export async function renderRepos(deps: Deps, repos: RepoRow[], viewer: UserRow 
 export async function loadRepo(deps: Deps, caller: Caller, ownerName: string, repoName: string): Promise<LoadedRepo> {
   const repo = (await findRepo(deps.db, ownerName, repoName)) ?? (await findRedirect(deps.db, ownerName, repoName));
   if (!repo) throw notFound(`repository ${ownerName}/${repoName} does not exist`);
-  const view = await viewOf(deps.db, repo, caller.user);
-  if (view.mode < accessModes.read) throw notFound(`repository ${ownerName}/${repoName} does not exist`);
-  return { ...view, caller };
+  return readable(deps, caller, repo, `repository ${ownerName}/${repoName} does not exist`);
 }
 
 export async function loadRepoById(deps: Deps, caller: Caller, id: number): Promise<LoadedRepo> {
   const repo = await findRepoById(deps.db, id);
   if (!repo) throw notFound();
-  const view = await viewOf(deps.db, repo, caller.user);
-  if (view.mode < accessModes.read) throw notFound();
-  return { ...view, caller };
+  return readable(deps, caller, repo);
+}
+
+async function readable(deps: Deps, caller: Caller, repo: RepoRow, missing?: string): Promise<LoadedRepo> {
+  const view = await loadRepoView(deps.db, repo, caller.user);
+  if (view.mode < accessModes.read) throw notFound(missing);
+  return { ...view, repoMode: view.mode, caller };
+}
+
+/** Applies a route's repository guard: the repository of `{owner}/{repo}` (or `/repositories/{id}`), its unit, the mode. */
+export async function loadGuardedRepo(deps: Deps, caller: Caller, params: Record<string, string>, id: number | undefined, guard: RepoGuard): Promise<LoadedRepo> {
+  const loaded = params.owner !== undefined && params.repo !== undefined
+    ? await loadRepo(deps, caller, params.owner, params.repo)
+    : await loadRepoById(deps, caller, id ?? 0);
+  const scoped = guard.unit ? await narrowToUnit(deps, loaded, guard.unit) : loaded;
+  if (guard.mode) requireMode(scoped, accessModes[guard.mode]);
+  return scoped;
+}
+
+/** reqRepoReader(unit): 403 unless the caller may read the unit; afterwards `mode` is the unit's mode. */
+async function narrowToUnit(deps: Deps, loaded: LoadedRepo, unit: UnitKey): Promise<LoadedRepo> {
+  const mode = await unitModeOf(deps.db, loaded.caller.user, loaded.repo, unit, loaded.repoMode);
+  if (mode < accessModes.read) throw forbidden('user should have specific read permission or be a repo admin or a site admin');
+  return { ...loaded, mode };
 }
 
 const modeMessages: Record<number, string> = {

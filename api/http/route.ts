@@ -1,9 +1,15 @@
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
-import { z } from 'zod';
+import type { z } from 'zod';
+import type { OrgRow } from '../../db/models/orgs/orgs.js';
+import type { TeamView } from '../../db/models/orgs/teams.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
 import type { Scope } from '../../db/scopes.js';
-import type { Deps } from '../deps.js';
 import type { Caller } from '../auth/caller.js';
+import type { OrgGuard, TeamGuard } from '../context/org.js';
+import type { LoadedRepo, RepoGuard } from '../context/repo.js';
+import type { Deps } from '../deps.js';
+import type { Page } from './pagination.js';
 
 /** What a route asks of its caller before the handler runs, mirroring Gitea's middleware names. */
 export interface Guards {
@@ -15,18 +21,12 @@ export interface Guards {
   admin?: boolean;
   /** reqBasicOrRevProxyAuth: token management is never done with a token. */
   basicOnly?: boolean;
-}
-
-export interface Context<B, Q> {
-  body: B;
-  query: Q;
-  params: Record<string, string>;
-  /** The absolute address of this request (for Link headers). */
-  url: string;
-  caller: Caller;
-  deps: Deps;
-  req: Request;
-  res: Response;
+  /** The repository of `{owner}/{repo}` (or `/repositories/{id}`), loaded and checked: see RepoGuard. */
+  repo?: RepoGuard;
+  /** The organization of `{org}`, loaded and checked: see OrgGuard. */
+  org?: OrgGuard;
+  /** The team of `/teams/{id}`, loaded and checked: see TeamGuard. */
+  team?: TeamGuard;
 }
 
 export interface Reply {
@@ -37,7 +37,42 @@ export interface Reply {
   content?: Buffer | string | Readable;
 }
 
-export interface RouteDefinition<B = unknown, Q = unknown> extends Guards {
+/** What a handler receives: the request as the declaration's guards and schemas loaded and checked it. */
+export interface Context<B = unknown, Q = unknown, I extends string = string, Signed extends boolean = boolean, R = LoadedRepo | undefined, O = OrgRow | undefined, T = TeamView | undefined, P = Page | undefined> {
+  body: B;
+  query: Q;
+  /** Path parameters as strings; the declared `ids` come parsed in `ids`. */
+  params: Record<string, string>;
+  ids: Record<I, number>;
+  /** The caller's user; never null behind `signedIn`, `admin` or `basicOnly`. */
+  doer: Signed extends true ? UserRow : UserRow | null;
+  repo: R;
+  org: O;
+  team: T;
+  /** `page` and `limit` of a `paginated` route, with Gitea's defaults and cap applied. */
+  page: P;
+  /** A page of a list: the items with `X-Total-Count` and a `Link` header. */
+  list(items: unknown[], total: number): Reply;
+  /** The absolute address of this request (for Link headers). */
+  url: string;
+  caller: Caller;
+  deps: Deps;
+  req: Request;
+  res: Response;
+}
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+type Paging = { page?: number; limit?: number };
+
+/**
+ * A route as it is declared: Gitea's path and operation, its guards, zod schemas for body and query (the handler's
+ * types are inferred from them), path parameters that are numeric ids, `paginated`, and a short handler.
+ */
+export interface RouteSpec<
+  BS extends z.ZodType | undefined, QS extends z.ZodObject | undefined, I extends string,
+  S extends boolean, A extends boolean, BO extends boolean, R extends RepoGuard | undefined,
+  O extends OrgGuard | undefined, T extends TeamGuard | undefined, P extends boolean,
+> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
   /** Gitea's path, with `{param}` placeholders, relative to /api/v1. */
   path: string;
@@ -47,17 +82,56 @@ export interface RouteDefinition<B = unknown, Q = unknown> extends Guards {
   summary: string;
   tag: string;
   deprecated?: boolean;
-  body?: z.ZodType<B>;
-  query?: z.ZodObject<z.ZodRawShape>;
-  /** Adds `page` and `limit` to the query and the OpenAPI document. */
+  scope: Scope | null;
+  signedIn?: S;
+  admin?: A;
+  basicOnly?: BO;
+  repo?: R;
+  org?: O;
+  team?: T;
+  /** Path parameters holding numeric ids: anything else (or past 15 digits) names nothing, a 404. */
+  ids?: readonly I[];
+  body?: BS;
+  query?: QS;
+  /** Adds `page` and `limit` to the query and the OpenAPI document, and `page` and `list` to the context. */
+  paginated?: P;
+  responses: Record<number, string>;
+  handle(ctx: Context<
+    Parsed<BS>,
+    (QS extends z.ZodObject ? z.output<QS> : Record<string, never>) & (P extends true ? Paging : unknown),
+    I,
+    true extends S | A | BO ? true : false,
+    R extends RepoGuard ? LoadedRepo : undefined,
+    O extends OrgGuard ? OrgRow : undefined,
+    T extends TeamGuard ? TeamView : undefined,
+    P extends true ? Page : undefined
+  >): Promise<Reply>;
+}
+
+/** A declaration with its types erased, as the router and the OpenAPI document read it. */
+export interface RouteDefinition extends Guards {
+  method: RouteSpec<undefined, undefined, string, boolean, boolean, boolean, undefined, undefined, undefined, boolean>['method'];
+  path: string;
+  rest?: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  deprecated?: boolean;
+  ids?: readonly string[];
+  body?: z.ZodType;
+  query?: z.ZodObject;
   paginated?: boolean;
   responses: Record<number, string>;
-  handle(ctx: Context<B, Q>): Promise<Reply>;
+  handle(ctx: Context): Promise<Reply>;
 }
 
 /** Declares a route; the declaration validates requests and feeds the OpenAPI document. */
-export function route<B = undefined, Q = Record<string, never>>(definition: RouteDefinition<B, Q>): RouteDefinition {
-  return definition as unknown as RouteDefinition;
+export function route<
+  BS extends z.ZodType | undefined = undefined, QS extends z.ZodObject | undefined = undefined, I extends string = never,
+  S extends boolean = false, A extends boolean = false, BO extends boolean = false, R extends RepoGuard | undefined = undefined,
+  O extends OrgGuard | undefined = undefined, T extends TeamGuard | undefined = undefined, P extends boolean = false,
+>(spec: RouteSpec<BS, QS, I, S, A, BO, R, O, T, P>): RouteDefinition {
+  return spec as unknown as RouteDefinition;
 }
 
 export const ok = (body: unknown): Reply => ({ status: 200, body });

@@ -1,6 +1,7 @@
 import { feedKinds, type FeedEntry } from '../../db/models/activity/activity-feeds.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
-import { renderRepository, type ApiRepository, type RepoView } from './repository.js';
+import type { RepoView } from '../../db/views/repo.js';
+import { renderRepository, type ApiRepository } from './repository.js';
 import { iso } from './time.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';
 

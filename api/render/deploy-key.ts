@@ -1,7 +1,8 @@
 import type { DeployKeyRow } from '../../db/models/repos/deploy-keys.js';
 import { accessModes } from '../../db/models/repos/repo-row.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
-import { renderRepository, type ApiRepository, type RepoView } from './repository.js';
+import type { RepoView } from '../../db/views/repo.js';
+import { renderRepository, type ApiRepository } from './repository.js';
 import { iso } from './time.js';
 import type { RenderContext } from './user.js';
 

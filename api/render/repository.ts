@@ -1,5 +1,5 @@
 import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repos/repo-row.js';
-import type { TeamView } from '../../db/models/orgs/teams.js';
+import type { RepoTransferView, RepoView } from '../../db/views/repo.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import { renderTeam, type ApiTeam } from './team.js';
 import { iso } from './time.js';
@@ -9,29 +9,6 @@ export interface ApiPermission {
   admin: boolean;
   push: boolean;
   pull: boolean;
-}
-
-export interface MirrorInfo {
-  interval_seconds: number;
-  enable_prune: boolean;
-  updated: Date | null;
-}
-
-/** A pending transfer of the repository: who started it, who may accept it, the teams it would grant. */
-export interface RepoTransferView {
-  doer: UserRow;
-  recipient: UserRow;
-  teams: TeamView[];
-}
-
-/** Everything a repository's JSON needs besides the row. */
-export interface RepoView {
-  repo: RepoRow;
-  owner: UserRow;
-  mode: AccessMode;
-  parent?: RepoView | null;
-  mirror?: MirrorInfo | null;
-  transfer?: RepoTransferView | null;
 }
 
 /** The RepoTransfer definition of the Gitea 1.22 API description. */

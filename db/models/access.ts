@@ -1,5 +1,6 @@
 import type { Queryable } from '../data-source.js';
 import { accessModes, type AccessMode, type RepoRow } from './repos/repo-row.js';
+import type { OrgRow } from './orgs/orgs.js';
 import type { UnitKey } from './orgs/teams.js';
 import { toUserRow, visibilities, type UserRow } from './users/user-row.js';
 
@@ -16,6 +17,34 @@ export async function accessModeOf(db: Queryable, user: UserRow | null, repo: Re
   if (user && user.id === repo.owner_id) return accessModes.owner;
   if (user?.is_admin) return accessModes.admin;
   return (await ownerAndAccess(db, user, repo, unit))?.mode ?? accessModes.none;
+}
+
+/** The repository column that switches a unit off; units without one are always on. */
+const unitSwitches: Partial<Record<UnitKey, keyof RepoRow>> = {
+  'repo.issues': 'has_issues', 'repo.pulls': 'has_pull_requests', 'repo.releases': 'has_releases', 'repo.wiki': 'has_wiki',
+  'repo.projects': 'has_projects', 'repo.packages': 'has_packages', 'repo.actions': 'has_actions',
+};
+
+export function isUnitEnabled(repo: RepoRow, unit: UnitKey): boolean {
+  const column = unitSwitches[unit];
+  return column === undefined || Boolean(repo[column]);
+}
+
+/**
+ * The user's mode for one unit of a repository in which their overall mode is `repoMode` (Gitea's
+ * Permission.UnitAccessMode): a disabled unit reads as none, and repository administrators keep their mode in every unit.
+ */
+export async function unitModeOf(db: Queryable, user: UserRow | null, repo: RepoRow, unit: UnitKey, repoMode: AccessMode): Promise<AccessMode> {
+  const mode = isUnitEnabled(repo, unit) ? await accessModeOf(db, user, repo, unit) : accessModes.none;
+  return repoMode >= accessModes.admin ? (Math.max(mode, repoMode) as AccessMode) : mode;
+}
+
+/**
+ * Who may add or remove the teams of an organization's repository (Gitea's reqRepoAdmin + the organization's
+ * RepoAdminChangeTeamAccess): owners and site administrators always, repository administrators when the organization allows it.
+ */
+export function mayChangeRepoTeams(org: OrgRow, repoMode: AccessMode, user: UserRow | null): boolean {
+  return org.repo_admin_change_team_access || repoMode >= accessModes.owner || Boolean(user?.is_admin);
 }
 
 export interface OwnerAndAccess {

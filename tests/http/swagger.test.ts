@@ -74,7 +74,7 @@ test('schemas OpenAPI 2.0 cannot express are brought down to ones it can', async
     pair: z.tuple([z.string(), z.number()]),
     meta: z.record(z.string(), z.number()),
   });
-  const declared = route<z.infer<typeof body>>({
+  const declared = route({
     method: 'post', path: '/things/{id}', operationId: 'thingCreate', summary: 'Create a thing', tag: 'things', scope: null,
     body, query: z.object({ ids: z.array(z.coerce.number()).optional(), mode: z.enum(['a', 'b']).optional(), when: z.iso.datetime().optional() }),
     paginated: true, responses: { 200: 'Thing' },

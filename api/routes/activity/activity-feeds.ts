@@ -10,7 +10,7 @@ const feedQuery = z.object({
 });
 
 export const activityFeedRoutes = [
-  route<undefined, z.infer<typeof feedQuery> & { page?: number; limit?: number }>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/activities/feeds', operationId: 'repoListActivityFeeds', summary: "List a repository's activity feeds", tag: 'repository',
     scope: 'read:repository', paginated: true, query: feedQuery, responses: { 200: 'ActivityFeedsList', 404: 'notFound' },
     handle: async (ctx) => {

@@ -13,7 +13,7 @@ const feedQuery = z.object({
 type FeedQuery = z.infer<typeof feedQuery> & { page?: number; limit?: number };
 
 export const userFeedRoutes = [
-  route<undefined, FeedQuery>({
+  route({
     method: 'get', path: '/users/{username}/activities/feeds', operationId: 'userListActivityFeeds', summary: "List a user's activity feeds", tag: 'user',
     scope: 'read:user', paginated: true, query: feedQuery, responses: { 200: 'ActivityFeedsList', 404: 'notFound' },
     handle: async (ctx) => {

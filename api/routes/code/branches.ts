@@ -107,7 +107,7 @@ export const branchRoutes = [
       return paged(views.map((v) => renderBranch(v, repoHtmlUrl(deps, loaded))), total - (rows.length - views.length), page, ctx.url);
     },
   }),
-  route<z.infer<typeof createBranchBody>>({
+  route({
     method: 'post', path: '/repos/{owner}/{repo}/branches', operationId: 'repoCreateBranch', summary: 'Create a branch', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: createBranchBody,
     responses: { 201: 'Branch', 403: 'forbidden', 404: 'notFound', 409: 'error', 422: 'validationError', 423: 'repoArchivedError' },
@@ -153,7 +153,7 @@ export const branchRoutes = [
       return ok(await renderProtections(ctx.deps, await listProtections(ctx.deps.db, loaded.repo.id)));
     },
   }),
-  route<z.infer<typeof createProtectionBody>>({
+  route({
     method: 'post', path: '/repos/{owner}/{repo}/branch_protections', operationId: 'repoCreateBranchProtection', summary: 'Create a branch protections for a repository', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: createProtectionBody,
     responses: { 201: 'BranchProtection', 403: 'forbidden', 404: 'notFound', 422: 'validationError', 423: 'repoArchivedError' },
@@ -174,7 +174,7 @@ export const branchRoutes = [
       return ok((await renderProtections(ctx.deps, [await getProtection(ctx.deps.db, loaded.repo.id, ctx.params.name)]))[0]);
     },
   }),
-  route<z.infer<typeof editProtectionBody>>({
+  route({
     method: 'patch', path: '/repos/{owner}/{repo}/branch_protections/{name}', rest: 'name', operationId: 'repoEditBranchProtection', tag: 'repository',
     summary: 'Edit a branch protections for a repository. Only fields that are set will be changed',
     scope: 'write:repository', signedIn: true, body: editProtectionBody,

@@ -41,7 +41,7 @@ async function listStatuses(ctx: Context<undefined, ListQuery>, loaded: LoadedRe
 }
 
 export const commitStatusRoutes = [
-  route<z.infer<typeof createStatusBody>>({
+  route({
     method: 'post', path: '/repos/{owner}/{repo}/statuses/{sha}', operationId: 'repoCreateStatus', summary: 'Create a commit status', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: createStatusBody,
     responses: { 201: 'CommitStatus', 400: 'error', 404: 'notFound', 422: 'validationError' },
@@ -53,7 +53,7 @@ export const commitStatusRoutes = [
       return created(renderCommitStatus(row, doer, loaded, deps.config));
     },
   }),
-  route<undefined, ListQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/statuses/{sha}', operationId: 'repoListStatuses', summary: "Get a commit's statuses", tag: 'repository',
     scope: 'read:repository', query: listQuery, paginated: true, responses: { 200: 'CommitStatusList', 400: 'error', 404: 'notFound' },
     handle: async (ctx) => {
@@ -61,7 +61,7 @@ export const commitStatusRoutes = [
       return listStatuses(ctx, loaded, await resolveStatusSha(ctx.deps.git, loaded.repo, ctx.params.sha));
     },
   }),
-  route<undefined, ListQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/commits/{ref}/statuses', operationId: 'repoListStatusesByRef',
     summary: "Get a commit's statuses, by branch/tag/commit reference", tag: 'repository',
     scope: 'read:repository', query: listQuery, paginated: true, responses: { 200: 'CommitStatusList', 400: 'error', 404: 'notFound' },
@@ -70,7 +70,7 @@ export const commitStatusRoutes = [
       return listStatuses(ctx, loaded, await resolveCommitRef(ctx.deps.git, loaded.repo, ctx.params.ref));
     },
   }),
-  route<undefined, { page?: number; limit?: number }>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/commits/{ref}/status', operationId: 'repoGetCombinedStatusByRef',
     summary: "Get a commit's combined status, by branch/tag/commit reference", tag: 'repository',
     scope: 'read:repository', paginated: true, responses: { 200: 'CombinedStatus', 400: 'error', 404: 'notFound' },

@@ -187,18 +187,18 @@ const archiveFormats = [
 ] as const;
 
 export const contentsRoutes = [
-  route<undefined, RefQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/contents', operationId: 'repoGetContentsList', summary: 'Gets the metadata of all the entries of the root dir',
     tag: 'repository', scope: 'read:repository', query: refQuery, responses: { 200: 'ContentsListResponse', 404: 'notFound' },
     handle: (ctx) => getContents(ctx, ''),
   }),
-  route<undefined, RefQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/contents/{filepath}', rest: 'filepath', operationId: 'repoGetContents',
     summary: 'Gets the metadata and contents (if a file) of an entry in a repository, or a list of entries if a dir',
     tag: 'repository', scope: 'read:repository', query: refQuery, responses: { 200: 'ContentsResponse', 404: 'notFound' },
     handle: (ctx) => getContents(ctx, ctx.params.filepath),
   }),
-  route<z.infer<typeof changeFilesBody>>({
+  route({
     method: 'post', path: '/repos/{owner}/{repo}/contents', operationId: 'repoChangeFiles', summary: 'Modify multiple files in a repository',
     tag: 'repository', scope: 'write:repository', signedIn: true, body: changeFilesBody,
     responses: { 201: 'FilesResponse', 403: 'error', 404: 'notFound', 422: 'error', 423: 'repoArchivedError' },
@@ -211,7 +211,7 @@ export const contentsRoutes = [
       return created(renderFilesResponse(written.view.links, written.commit, written.files));
     },
   }),
-  route<z.infer<typeof createFileBody>>({
+  route({
     method: 'post', path: '/repos/{owner}/{repo}/contents/{filepath}', rest: 'filepath', operationId: 'repoCreateFile', summary: 'Create a file in a repository',
     tag: 'repository', scope: 'write:repository', signedIn: true, body: createFileBody,
     responses: { 201: 'FileResponse', 403: 'error', 404: 'notFound', 422: 'error', 423: 'repoArchivedError' },
@@ -221,7 +221,7 @@ export const contentsRoutes = [
       return created(renderFileResponse(written.view.links, written.commit, written.files[0]));
     },
   }),
-  route<z.infer<typeof updateFileBody>>({
+  route({
     method: 'put', path: '/repos/{owner}/{repo}/contents/{filepath}', rest: 'filepath', operationId: 'repoUpdateFile', summary: 'Update a file in a repository',
     tag: 'repository', scope: 'write:repository', signedIn: true, body: updateFileBody,
     responses: { 200: 'FileResponse', 403: 'error', 404: 'notFound', 422: 'error', 423: 'repoArchivedError' },
@@ -232,7 +232,7 @@ export const contentsRoutes = [
       return ok(renderFileResponse(written.view.links, written.commit, written.files[0]));
     },
   }),
-  route<z.infer<typeof deleteFileBody>>({
+  route({
     method: 'delete', path: '/repos/{owner}/{repo}/contents/{filepath}', rest: 'filepath', operationId: 'repoDeleteFile', summary: 'Delete a file in a repository',
     tag: 'repository', scope: 'write:repository', signedIn: true, body: deleteFileBody,
     responses: { 200: 'FileDeleteResponse', 400: 'error', 403: 'error', 404: 'error', 423: 'repoArchivedError' },
@@ -242,7 +242,7 @@ export const contentsRoutes = [
       return ok(renderFileResponse(written.view.links, written.commit, null));
     },
   }),
-  route<z.infer<typeof diffPatchBody>>({
+  route({
     method: 'post', path: '/repos/{owner}/{repo}/diffpatch', operationId: 'repoApplyDiffPatch', summary: 'Apply diff patch to repository',
     tag: 'repository', scope: 'write:repository', signedIn: true, body: diffPatchBody,
     responses: { 201: 'FileResponse', 404: 'notFound', 422: 'error', 423: 'repoArchivedError' },
@@ -256,12 +256,12 @@ export const contentsRoutes = [
       return created(renderFileResponse(view.links, rendered.commit, rendered.files[0]));
     },
   }),
-  route<undefined, RefQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/raw/{filepath}', rest: 'filepath', operationId: 'repoGetRawFile', summary: 'Get a file from a repository',
     tag: 'repository', scope: 'read:repository', query: refQuery, responses: { 200: 'file', 404: 'notFound' },
     handle: serveRaw,
   }),
-  route<undefined, RefQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/media/{filepath}', rest: 'filepath', operationId: 'repoGetRawFileOrLFS',
     summary: "Get a file or it's LFS object from a repository", tag: 'repository', scope: 'read:repository', query: refQuery,
     responses: { 200: 'file', 404: 'notFound' },
@@ -297,7 +297,7 @@ export const contentsRoutes = [
       return ok(languageStats(await view.reader.listTree(commit.oid, { recursive: true })));
     },
   }),
-  route<undefined, RefQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/editorconfig/{filepath}', rest: 'filepath', operationId: 'repoGetEditorConfig',
     summary: 'Get the EditorConfig definitions of a file in a repository', tag: 'repository', scope: 'read:repository', query: refQuery,
     responses: { 200: 'success', 404: 'notFound' },

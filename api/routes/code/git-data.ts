@@ -126,7 +126,7 @@ export const gitDataRoutes = [
     tag: 'repository', scope: 'read:repository', responses: { 200: 'ReferenceList', 404: 'notFound' },
     handle: (ctx) => listGitRefs(ctx.deps, ctx, ctx.params.ref),
   }),
-  route<undefined, TreeQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/git/trees/{sha}', operationId: 'GetTree', summary: 'Gets the tree of a repository.',
     tag: 'repository', scope: 'read:repository', query: treeQuery, responses: { 200: 'GitTreeResponse', 400: 'error', 404: 'notFound' },
     handle: async (ctx) => {
@@ -174,7 +174,7 @@ export const gitDataRoutes = [
       return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, content: view.reader.rawDiff(commit, diffType) };
     },
   }),
-  route<undefined, CommitQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/git/commits/{sha}', operationId: 'repoGetSingleCommit', summary: 'Get a single commit from a repository',
     tag: 'repository', scope: 'read:repository', query: commitQuery, responses: { 200: 'Commit', 404: 'notFound', 422: 'validationError' },
     handle: async (ctx) => {
@@ -186,7 +186,7 @@ export const gitDataRoutes = [
       return ok(rendered);
     },
   }),
-  route<undefined, CommitQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/git/notes/{sha}', operationId: 'repoGetNote',
     summary: 'Get a note corresponding to a single commit from a repository', tag: 'repository', scope: 'read:repository', query: commitQuery,
     responses: { 200: 'Note', 404: 'notFound', 422: 'validationError' },
@@ -217,7 +217,7 @@ export const gitDataRoutes = [
       return ok(renderAnnotatedTag(view.links, tag, commit));
     },
   }),
-  route<undefined, CommitsQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/commits', operationId: 'repoGetAllCommits', summary: 'Get a list of all commits from a repository',
     tag: 'repository', scope: 'read:repository', query: commitsQuery, paginated: true, responses: { 200: 'CommitList', 404: 'notFound', 409: 'EmptyRepository' },
     handle: async (ctx) => {
@@ -245,7 +245,7 @@ export const gitDataRoutes = [
       return reply;
     },
   }),
-  route<undefined, CommitQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/compare/{basehead}', rest: 'basehead', operationId: 'repoCompareDiff',
     summary: 'Get commit comparison information', tag: 'repository', scope: 'read:repository', query: commitQuery,
     responses: { 200: 'Compare', 404: 'notFound' },

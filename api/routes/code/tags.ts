@@ -41,7 +41,7 @@ export const tagRoutes = [
       return ok(renderTag(view.links, info));
     },
   }),
-  route<z.infer<typeof createTagBody>>({
+  route({
     method: 'post', path: '/repos/{owner}/{repo}/tags', operationId: 'repoCreateTag', summary: 'Create a new git tag in a repository',
     tag: 'repository', scope: 'write:repository', signedIn: true, body: createTagBody,
     responses: { 201: 'Tag', 404: 'notFound', 405: 'empty', 409: 'conflict', 422: 'validationError', 423: 'repoArchivedError' },

@@ -4,7 +4,7 @@ import { noContent, route } from '../../http/route.js';
 import { renderCron } from '../../render/cron.js';
 
 export const adminCronRoutes = [
-  route<undefined, { page?: number; limit?: number }>({
+  route({
     method: 'get', path: '/admin/cron', operationId: 'adminCronList', summary: 'List cron tasks', tag: 'admin',
     scope: 'read:admin', admin: true, paginated: true, responses: { 200: 'CronList', 403: 'forbidden' },
     handle: async (ctx) => {

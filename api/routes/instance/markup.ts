@@ -44,12 +44,12 @@ async function render(deps: Deps, caller: Caller, body: MarkupBody): Promise<Rep
 }
 
 export const markupRoutes = [
-  route<MarkupBody>({
+  route({
     method: 'post', path: '/markdown', operationId: 'renderMarkdown', summary: 'Render a markdown document as HTML', tag: 'miscellaneous',
     scope: null, signedIn: true, body: markdownBody, responses: { 200: 'MarkdownRender', 422: 'validationError' },
     handle: ({ deps, caller, body }) => render(deps, caller, body),
   }),
-  route<MarkupBody>({
+  route({
     method: 'post', path: '/markup', operationId: 'renderMarkup', summary: 'Render a markup document as HTML', tag: 'miscellaneous',
     scope: null, signedIn: true, body: markupBody, responses: { 200: 'MarkupRender', 422: 'validationError' },
     handle: ({ deps, caller, body }) => render(deps, caller, body),

@@ -30,7 +30,7 @@ async function loadLabel(deps: Deps, org: OrgRow, id: string, byName: boolean): 
 }
 
 export const orgLabelRoutes = [
-  route<undefined, { page?: number; limit?: number }>({
+  route({
     method: 'get', path: '/orgs/{org}/labels', operationId: 'orgListLabels', summary: "List an organization's labels", tag: 'organization',
     scope: 'read:organization', paginated: true, responses: { 200: 'LabelList', 404: 'notFound' },
     handle: async (ctx) => {
@@ -40,7 +40,7 @@ export const orgLabelRoutes = [
       return paged(labels.map((label) => renderLabel(label, labelsUrl(ctx.deps, org))), total, page, ctx.url);
     },
   }),
-  route<z.infer<typeof createLabelBody>>({
+  route({
     method: 'post', path: '/orgs/{org}/labels', operationId: 'orgCreateLabel', summary: 'Create a label for an organization', tag: 'organization',
     scope: 'write:organization', signedIn: true, body: createLabelBody,
     responses: { 201: 'Label', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
@@ -59,7 +59,7 @@ export const orgLabelRoutes = [
       return ok(renderLabel(await loadLabel(deps, org, params.id, true), labelsUrl(deps, org)));
     },
   }),
-  route<z.infer<typeof editLabelBody>>({
+  route({
     method: 'patch', path: '/orgs/{org}/labels/{id}', operationId: 'orgEditLabel', summary: 'Update a label', tag: 'organization',
     scope: 'write:organization', signedIn: true, body: editLabelBody,
     responses: { 200: 'Label', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },

@@ -21,7 +21,8 @@ import { renderActivity, type ApiActivity } from '../../render/activity.js';
 import { renderOrganization, renderOrgPermissions } from '../../render/org.js';
 import { renderRepository } from '../../render/repository.js';
 import { renderUser } from '../../render/user.js';
-import { renderRepos, viewOf } from '../../context/repo.js';
+import { renderRepos } from '../../context/repo.js';
+import { loadRepoView } from '../../../db/views/repo.js';
 import { createRepoBody } from '../repos/repos.js';
 
 /** The organization a path names, if the caller may see it; missing and invisible answer the same 404. */
@@ -100,7 +101,7 @@ async function createOrgRepo(ctx: Context<z.infer<typeof createRepoBody>, unknow
     throw invalid('gitignores, license and issue_labels templates are not available on this server');
   }
   const repo = await inTx(deps, (tx) => createOrgRepository(tx, deps, org, doer, body));
-  return created(renderRepository(await viewOf(deps.db, repo, doer), doer, deps.config));
+  return created(renderRepository(await loadRepoView(deps.db, repo, doer), doer, deps.config));
 }
 
 /** Feed entries rendered for the caller, each with its repository as the caller sees it. */
@@ -108,7 +109,7 @@ export async function renderFeed(deps: Deps, entries: FeedEntry[], viewer: UserR
   const rendered: ApiActivity[] = [];
   for (const entry of entries) {
     const repo = await findRepoById(deps.db, entry.repo_id);
-    if (repo) rendered.push(renderActivity(entry, await viewOf(deps.db, repo, viewer), viewer, deps.config));
+    if (repo) rendered.push(renderActivity(entry, await loadRepoView(deps.db, repo, viewer), viewer, deps.config));
   }
   return rendered;
 }
@@ -124,27 +125,27 @@ const orgRead = { scope: 'read:organization' } as const;
 const orgWrite = { scope: 'write:organization', signedIn: true } as const;
 
 export const orgRoutes = [
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/orgs', operationId: 'orgGetAll', summary: 'Get list of organizations', tag: 'organization',
     ...orgRead, paginated: true, responses: { 200: 'OrganizationList' },
     handle: (ctx) => orgList(ctx, (page) => listOrgs(ctx.deps.db, ctx.caller.user, page)),
   }),
-  route<CreateOrgBody>({
+  route({
     method: 'post', path: '/orgs', operationId: 'orgCreate', summary: 'Create an organization', tag: 'organization',
     ...orgWrite, body: createOrgBody, responses: { 201: 'Organization', 403: 'forbidden', 422: 'validationError' },
     handle: async ({ deps, caller, body }) => createOrg(deps, doerOf(caller), doerOf(caller), body),
   }),
-  route<CreateOrgBody>({
+  route({
     method: 'post', path: '/admin/users/{username}/orgs', operationId: 'adminCreateOrg', summary: 'Create an organization', tag: 'admin',
     ...admin, body: createOrgBody, responses: { 201: 'Organization', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
     handle: async ({ deps, caller, body, params }) => createOrg(deps, await getIndividualByName(deps.db, params.username), doerOf(caller), body),
   }),
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/admin/orgs', operationId: 'adminGetAllOrgs', summary: 'List all organizations', tag: 'admin',
     scope: 'read:admin', admin: true, paginated: true, responses: { 200: 'OrganizationList', 403: 'forbidden' },
     handle: (ctx) => orgList(ctx, (page) => listOrgs(ctx.deps.db, doerOf(ctx.caller), page)),
   }),
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/user/orgs', operationId: 'orgListCurrentUserOrgs', summary: "List the current user's organizations", tag: 'organization',
     scope: 'read:organization', signedIn: true, paginated: true, responses: { 200: 'OrganizationList', 404: 'notFound' },
     handle: (ctx) => {
@@ -152,7 +153,7 @@ export const orgRoutes = [
       return orgList(ctx, (page) => listUserOrgs(ctx.deps.db, doerOf(ctx.caller), ctx.caller.user, page));
     },
   }),
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/users/{username}/orgs', operationId: 'orgListUserOrgs', summary: "List a user's organizations", tag: 'organization',
     scope: 'read:organization', signedIn: true, paginated: true, responses: { 200: 'OrganizationList', 404: 'notFound' },
     handle: async (ctx) => {
@@ -177,7 +178,7 @@ export const orgRoutes = [
     ...orgRead, responses: { 200: 'Organization', 404: 'notFound' },
     handle: async ({ deps, caller, params }) => ok(renderOrganization(await loadOrg(deps, caller, params.org), caller.user, deps.config)),
   }),
-  route<z.infer<typeof editOrgBody>>({
+  route({
     method: 'patch', path: '/orgs/{org}', operationId: 'orgEdit', summary: 'Edit an organization', tag: 'organization',
     ...orgWrite, body: editOrgBody, responses: { 200: 'Organization', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
     handle: async ({ deps, caller, params, body }) => {
@@ -196,7 +197,7 @@ export const orgRoutes = [
       return noContent();
     },
   }),
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/orgs/{org}/members', operationId: 'orgListMembers', summary: "List an organization's members", tag: 'organization',
     scope: 'read:organization', signedIn: true, paginated: true, responses: { 200: 'UserList', 404: 'notFound' },
     handle: async (ctx) => {
@@ -233,7 +234,7 @@ export const orgRoutes = [
       return noContent();
     },
   }),
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/orgs/{org}/public_members', operationId: 'orgListPublicMembers', summary: "List an organization's public members", tag: 'organization',
     ...orgRead, paginated: true, responses: { 200: 'UserList', 404: 'notFound' },
     handle: async (ctx) => {
@@ -267,7 +268,7 @@ export const orgRoutes = [
       },
     }),
   ),
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/orgs/{org}/repos', operationId: 'orgListRepos', summary: "List an organization's repos", tag: 'organization',
     ...orgRead, paginated: true, responses: { 200: 'RepositoryList', 404: 'notFound' },
     handle: async (ctx) => {
@@ -278,12 +279,12 @@ export const orgRoutes = [
       return paged(await renderRepos(deps, repos, caller.user), total, page, ctx.url);
     },
   }),
-  route<z.infer<typeof createRepoBody>>({
+  route({
     method: 'post', path: '/orgs/{org}/repos', operationId: 'createOrgRepo', summary: 'Create a repository in an organization', tag: 'organization',
     ...orgWrite, body: createRepoBody, responses: { 201: 'Repository', 400: 'error', 403: 'forbidden', 404: 'notFound', 409: 'error', 422: 'validationError' },
     handle: createOrgRepo,
   }),
-  route<z.infer<typeof createRepoBody>>({
+  route({
     method: 'post', path: '/org/{org}/repos', operationId: 'createOrgRepoDeprecated', summary: 'Create a repository in an organization', tag: 'organization',
     deprecated: true, ...orgWrite, body: createRepoBody,
     responses: { 201: 'Repository', 403: 'forbidden', 404: 'notFound', 409: 'error', 422: 'validationError' },
@@ -292,7 +293,7 @@ export const orgRoutes = [
       return createOrgRepo(ctx);
     },
   }),
-  route<z.infer<typeof avatarBody>>({
+  route({
     method: 'post', path: '/orgs/{org}/avatar', operationId: 'orgUpdateAvatar', summary: 'Update Avatar', tag: 'organization',
     ...orgWrite, body: avatarBody, responses: { 204: 'empty', 400: 'error', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
     handle: async ({ deps, caller, params, body }) => {
@@ -313,7 +314,7 @@ export const orgRoutes = [
       return noContent();
     },
   }),
-  route<undefined, PageQuery & { date?: string }>({
+  route({
     method: 'get', path: '/orgs/{org}/activities/feeds', operationId: 'orgListActivityFeeds', summary: "List an organization's activity feeds", tag: 'organization',
     ...orgRead, query: feedQuery, paginated: true, responses: { 200: 'ActivityFeedsList', 404: 'notFound' },
     handle: async (ctx) => {
@@ -326,7 +327,7 @@ export const orgRoutes = [
       return paged(await renderFeed(deps, entries, viewer), total, page, ctx.url);
     },
   }),
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/orgs/{org}/blocks', operationId: 'organizationListBlocks', summary: 'List users blocked by the organization', tag: 'organization',
     ...orgWrite, scope: 'read:organization', paginated: true, responses: { 200: 'UserList', 403: 'forbidden', 404: 'notFound' },
     handle: async (ctx) => {
@@ -346,7 +347,7 @@ export const orgRoutes = [
       return noContent();
     },
   }),
-  route<undefined, { note?: string }>({
+  route({
     method: 'put', path: '/orgs/{org}/blocks/{username}', operationId: 'organizationBlockUser', summary: 'Block a user', tag: 'organization',
     ...orgWrite, query: blockQuery, responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
     handle: async ({ deps, caller, params, query }) => {

@@ -19,7 +19,8 @@ import { doerOf } from '../../context/user.js';
 import { renderRepository } from '../../render/repository.js';
 import { renderTeam, type ApiTeam } from '../../render/team.js';
 import { renderUser } from '../../render/user.js';
-import { type LoadedRepo, loadRepo, renderRepos, requireMode, viewOf } from '../../context/repo.js';
+import { type LoadedRepo, loadRepo, renderRepos, requireMode } from '../../context/repo.js';
+import { loadRepoView } from '../../../db/views/repo.js';
 import { loadOrg, renderFeed, requireOrgMember, requireOrgOwner } from './orgs.js';
 
 const unitsMap = z.record(z.string(), z.string());
@@ -107,7 +108,7 @@ const orgRead = { scope: 'read:organization', signedIn: true } as const;
 const orgWrite = { scope: 'write:organization', signedIn: true } as const;
 
 export const teamRoutes = [
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/orgs/{org}/teams', operationId: 'orgListTeams', summary: "List an organization's teams", tag: 'organization',
     ...orgRead, paginated: true, responses: { 200: 'TeamList', 403: 'forbidden', 404: 'notFound' },
     handle: async (ctx) => {
@@ -116,7 +117,7 @@ export const teamRoutes = [
       return teamList(ctx, { orgId: org.id }, false);
     },
   }),
-  route<z.infer<typeof createTeamBody>>({
+  route({
     method: 'post', path: '/orgs/{org}/teams', operationId: 'orgCreateTeam', summary: 'Create a team', tag: 'organization',
     ...orgWrite, body: createTeamBody, responses: { 201: 'Team', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
     handle: async ({ deps, caller, params, body }) => {
@@ -127,7 +128,7 @@ export const teamRoutes = [
       return created(await oneTeam(deps, team, caller.user));
     },
   }),
-  route<undefined, PageQuery & { q?: string; include_desc?: boolean }>({
+  route({
     method: 'get', path: '/orgs/{org}/teams/search', operationId: 'teamSearch', summary: 'Search for teams within an organization', tag: 'organization',
     ...orgRead, query: searchQuery, paginated: true, responses: { 200: 'SearchResults of a successful search', 403: 'forbidden', 404: 'notFound' },
     handle: async (ctx) => {
@@ -142,7 +143,7 @@ export const teamRoutes = [
       return { ...reply, body: { ok: true, data: reply.body } };
     },
   }),
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/user/teams', operationId: 'userListTeams', summary: 'List all the teams a user belongs to', tag: 'user',
     scope: 'read:user', signedIn: true, paginated: true, responses: { 200: 'TeamList' },
     handle: (ctx) => teamList(ctx, { memberId: doerOf(ctx.caller).id }, true),
@@ -152,7 +153,7 @@ export const teamRoutes = [
     ...orgRead, responses: { 200: 'Team', 404: 'notFound' },
     handle: async ({ deps, caller, params }) => ok(await oneTeam(deps, await loadTeam(deps, caller, params.id), caller.user)),
   }),
-  route<z.infer<typeof editTeamBody>>({
+  route({
     method: 'patch', path: '/teams/{id}', operationId: 'orgEditTeam', summary: 'Edit a team', tag: 'organization',
     ...orgWrite, body: editTeamBody, responses: { 200: 'Team', 404: 'notFound', 422: 'validationError' },
     handle: async ({ deps, caller, params, body }) => {
@@ -171,7 +172,7 @@ export const teamRoutes = [
       return noContent();
     },
   }),
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/teams/{id}/members', operationId: 'orgListTeamMembers', summary: "List a team's members", tag: 'organization',
     ...orgRead, paginated: true, responses: { 200: 'UserList', 404: 'notFound' },
     handle: async (ctx) => {
@@ -206,7 +207,7 @@ export const teamRoutes = [
       },
     }),
   ),
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/teams/{id}/repos', operationId: 'orgListTeamRepos', summary: "List a team's repos", tag: 'organization',
     ...orgRead, paginated: true, responses: { 200: 'RepositoryList', 404: 'notFound' },
     handle: async (ctx) => {
@@ -224,7 +225,7 @@ export const teamRoutes = [
       const team = await loadTeam(deps, caller, params.id);
       const repo = await loadTeamRepo(deps, team, params.org, params.repo);
       if (!(await teamHasRepo(deps.db, team, repo))) throw notFound();
-      return ok(renderRepository(await viewOf(deps.db, repo, caller.user), caller.user, deps.config));
+      return ok(renderRepository(await loadRepoView(deps.db, repo, caller.user), caller.user, deps.config));
     },
   }),
   ...(['put', 'delete'] as const).map((method) =>
@@ -243,7 +244,7 @@ export const teamRoutes = [
       },
     }),
   ),
-  route<undefined, PageQuery & { date?: string }>({
+  route({
     method: 'get', path: '/teams/{id}/activities/feeds', operationId: 'orgListTeamActivityFeeds', summary: "List a team's activity feeds", tag: 'organization',
     ...orgRead, query: feedQuery, paginated: true, responses: { 200: 'ActivityFeedsList', 404: 'notFound' },
     handle: async (ctx) => {

@@ -84,7 +84,7 @@ export const releaseAssetRoutes = [
       return ok(attachments.map((a) => renderAttachment(a, deps.config)));
     },
   }),
-  route<undefined, z.infer<typeof uploadQuery>>({
+  route({
     method: 'post', path: '/repos/{owner}/{repo}/releases/{id}/assets', operationId: 'repoCreateReleaseAttachment', summary: 'Create a release attachment', tag: 'repository',
     scope: 'write:repository', signedIn: true, query: uploadQuery, responses: { 201: 'Attachment', 400: 'error', 404: 'notFound' },
     handle: async ({ deps, caller, params, query, req }) => {
@@ -106,7 +106,7 @@ export const releaseAssetRoutes = [
       return ok(renderAttachment(await getReleaseAttachment(deps.db, release.id, idParam(params.attachment_id)), deps.config));
     },
   }),
-  route<z.infer<typeof editAttachmentBody>>({
+  route({
     method: 'patch', path: '/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}', operationId: 'repoEditReleaseAttachment', summary: 'Edit a release attachment', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: editAttachmentBody, responses: { 201: 'Attachment', 404: 'notFound', 422: 'validationError' },
     handle: async ({ deps, caller, params, body }) => {

@@ -83,7 +83,7 @@ async function presentRelease(deps: Deps, loaded: LoadedRepo, row: ReleaseRow): 
 type ListQuery = z.infer<typeof listQuery> & { page?: number; limit?: number };
 
 export const releaseRoutes = [
-  route<undefined, ListQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/releases', operationId: 'repoListReleases', summary: "List a repo's releases", tag: 'repository',
     scope: 'read:repository', query: listQuery, paginated: true, responses: { 200: 'ReleaseList', 404: 'notFound' },
     handle: async (ctx) => {
@@ -95,7 +95,7 @@ export const releaseRoutes = [
       return paged(await presentReleases(deps, loaded, rows), total, page, ctx.url);
     },
   }),
-  route<z.infer<typeof createReleaseBody>>({
+  route({
     method: 'post', path: '/repos/{owner}/{repo}/releases', operationId: 'repoCreateRelease', summary: 'Create a release', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: createReleaseBody,
     responses: { 201: 'Release', 404: 'notFound', 409: 'error', 422: 'validationError' },
@@ -142,7 +142,7 @@ export const releaseRoutes = [
       return ok(await presentRelease(deps, loaded, await getRelease(deps.db, loaded.repo.id, idParam(params.id), seesDrafts(loaded))));
     },
   }),
-  route<z.infer<typeof editReleaseBody>>({
+  route({
     method: 'patch', path: '/repos/{owner}/{repo}/releases/{id}', operationId: 'repoEditRelease', summary: 'Update a release', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: editReleaseBody,
     responses: { 200: 'Release', 404: 'notFound', 409: 'error', 422: 'validationError' },

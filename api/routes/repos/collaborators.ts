@@ -29,7 +29,7 @@ async function namedUser(deps: Deps, name: string): Promise<UserRow> {
 }
 
 export const collaboratorRoutes = [
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/collaborators', operationId: 'repoListCollaborators', summary: "List a repository's collaborators", tag: 'repository',
     scope: 'read:repository', signedIn: true, paginated: true, responses: { 200: 'UserList', 404: 'notFound' },
     handle: async (ctx) => {
@@ -50,7 +50,7 @@ export const collaboratorRoutes = [
       return noContent();
     },
   }),
-  route<z.infer<typeof addCollaboratorBody>>({
+  route({
     method: 'put', path: '/repos/{owner}/{repo}/collaborators/{collaborator}', operationId: 'repoAddCollaborator', summary: 'Add a collaborator to a repository', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: addCollaboratorBody,
     responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },

@@ -31,7 +31,7 @@ function keyId(raw: string): number {
 }
 
 export const deployKeyRoutes = [
-  route<undefined, ListQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/keys', operationId: 'repoListKeys', summary: "List a repository's keys", tag: 'repository',
     scope: 'read:repository', signedIn: true, paginated: true, query: listQuery, responses: { 200: 'DeployKeyList', 404: 'notFound' },
     handle: async (ctx) => {
@@ -42,7 +42,7 @@ export const deployKeyRoutes = [
       return paged(keys.map((key) => renderDeployKey(key, loaded, ctx.caller.user, ctx.deps.config)), total, page, url);
     },
   }),
-  route<z.infer<typeof createKeyBody>>({
+  route({
     method: 'post', path: '/repos/{owner}/{repo}/keys', operationId: 'repoCreateKey', summary: 'Add a key to a repository', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: createKeyBody, responses: { 201: 'DeployKey', 404: 'notFound', 422: 'validationError' },
     handle: async (ctx) => {

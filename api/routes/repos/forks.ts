@@ -12,7 +12,7 @@ const forkBody = z.object({
 });
 
 export const forkRoutes = [
-  route<undefined, { page?: number; limit?: number }>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/forks', operationId: 'listForks', summary: "List a repository's forks", tag: 'repository',
     scope: 'read:repository', paginated: true, responses: { 200: 'RepositoryList', 404: 'notFound' },
     handle: async (ctx) => {
@@ -23,7 +23,7 @@ export const forkRoutes = [
       return paged(await renderRepos(deps, repos, caller.user), total, page, ctx.url);
     },
   }),
-  route<z.infer<typeof forkBody>>({
+  route({
     method: 'post', path: '/repos/{owner}/{repo}/forks', operationId: 'createFork', summary: 'Fork a repository', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: forkBody,
     responses: { 202: 'Repository', 403: 'forbidden', 404: 'notFound', 409: 'error', 422: 'validationError' },

@@ -3,7 +3,8 @@ import { inTx } from '../../../db/data-source.js';
 import { resolveGenerateOwner, generateRepository } from '../../../db/models/repos/templates.js';
 import { created, route } from '../../http/route.js';
 import { doerOf } from '../../context/user.js';
-import { loadRepo, viewOf } from '../../context/repo.js';
+import { loadRepo } from '../../context/repo.js';
+import { loadRepoView } from '../../../db/views/repo.js';
 import { renderRepository } from '../../render/repository.js';
 
 const flag = z.boolean().optional();
@@ -17,7 +18,7 @@ const generateBody = z.object({
 });
 
 export const generateRoutes = [
-  route<z.infer<typeof generateBody>>({
+  route({
     method: 'post', path: '/repos/{template_owner}/{template_repo}/generate', operationId: 'generateRepo',
     summary: 'Create a repository using a template', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: generateBody,
@@ -27,7 +28,7 @@ export const generateRoutes = [
       const template = await loadRepo(deps, caller, params.template_owner, params.template_repo);
       const owner = await resolveGenerateOwner(deps.db, doer, body.owner);
       const repo = await inTx(deps, (tx) => generateRepository(tx, deps, template.repo, owner, doer, body));
-      return created(renderRepository(await viewOf(deps.db, repo, doer), doer, deps.config));
+      return created(renderRepository(await loadRepoView(deps.db, repo, doer), doer, deps.config));
     },
   }),
 ];

@@ -18,7 +18,7 @@ export function decodeBase64(text: string): Buffer {
 }
 
 export const repoAvatarRoutes = [
-  route<z.infer<typeof avatarBody>>({
+  route({
     method: 'post', path: '/repos/{owner}/{repo}/avatar', operationId: 'repoUpdateAvatar', summary: 'Update avatar', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: avatarBody,
     responses: { 204: 'empty', 400: 'error', 404: 'notFound', 413: 'error', 422: 'validationError' },

@@ -31,7 +31,7 @@ const searchQuery = z.object({
 type SearchQuery = z.infer<typeof searchQuery> & { page?: number; limit?: number };
 
 export const repoSearchRoutes = [
-  route<undefined, SearchQuery>({
+  route({
     method: 'get', path: '/repos/search', operationId: 'repoSearch', summary: 'Search for repositories', tag: 'repository',
     scope: 'read:repository', paginated: true, query: searchQuery, responses: { 200: 'SearchResults', 422: 'validationError' },
     handle: async (ctx) => {

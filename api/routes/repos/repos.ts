@@ -8,7 +8,8 @@ import { accessModes, type RepoRow } from '../../../db/models/repos/repo-row.js'
 import { getIndividualByName } from '../../../db/models/users/users.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
 import { doerOf, loadUser } from '../../context/user.js';
-import { loadRepo, loadRepoById, renderRepos, requireMode, viewOf } from '../../context/repo.js';
+import { loadRepo, loadRepoById, renderRepos, requireMode } from '../../context/repo.js';
+import { loadRepoView } from '../../../db/views/repo.js';
 import { pageOf, paged } from '../../http/pagination.js';
 import { created, noContent, ok, route, type Context } from '../../http/route.js';
 import { renderRepository } from '../../render/repository.js';
@@ -56,7 +57,7 @@ const editRepoBody = z.object({
 /** The creation shared by /user/repos, /admin/users/{username}/repos and (with organizations) /orgs/{org}/repos. */
 export async function createAndRender(deps: Deps, owner: UserRow, doer: UserRow, body: z.infer<typeof createRepoBody>) {
   const repo = await inTx(deps, (tx) => createRepository(tx, deps, owner, doer, body));
-  return created(renderRepository(await viewOf(deps.db, repo, doer), doer, deps.config));
+  return created(renderRepository(await loadRepoView(deps.db, repo, doer), doer, deps.config));
 }
 
 async function listRepos(deps: Deps, ctx: Context<unknown, { page?: number; limit?: number }>, owner: UserRow, viewer: UserRow | null) {
@@ -69,13 +70,13 @@ async function listRepos(deps: Deps, ctx: Context<unknown, { page?: number; limi
 }
 
 export const repoRoutes = [
-  route<z.infer<typeof createRepoBody>>({
+  route({
     method: 'post', path: '/user/repos', operationId: 'createCurrentUserRepo', summary: 'Create a repository', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: createRepoBody,
     responses: { 201: 'Repository', 400: 'error', 403: 'forbidden', 409: 'error', 422: 'validationError' },
     handle: async ({ deps, caller, body }) => createAndRender(deps, doerOf(caller), doerOf(caller), body),
   }),
-  route<z.infer<typeof createRepoBody>>({
+  route({
     method: 'post', path: '/admin/users/{username}/repos', operationId: 'adminCreateRepo', summary: 'Create a repository on behalf of a user', tag: 'admin',
     scope: 'write:admin', admin: true, body: createRepoBody,
     responses: { 201: 'Repository', 400: 'error', 403: 'forbidden', 404: 'notFound', 409: 'error', 422: 'validationError' },
@@ -104,7 +105,7 @@ export const repoRoutes = [
       return ok(renderRepository(await loadRepoById(deps, caller, Number(params.id)), caller.user, deps.config));
     },
   }),
-  route<z.infer<typeof editRepoBody>>({
+  route({
     method: 'patch', path: '/repos/{owner}/{repo}', operationId: 'repoEdit', summary: "Edit a repository's properties. Only fields that are set will be changed.", tag: 'repository',
     scope: 'write:repository', signedIn: true, body: editRepoBody,
     responses: { 200: 'Repository', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
@@ -113,7 +114,7 @@ export const repoRoutes = [
       requireMode(loaded, accessModes.admin);
       const ctx = { ...deps, minMirrorInterval: deps.config.mirror.minInterval, appUrl: deps.config.rootUrl };
       const repo = await inTx(deps, (tx) => editRepository(tx, ctx, loaded.repo, doerOf(caller), body));
-      return ok(renderRepository(await viewOf(deps.db, repo, caller.user), caller.user, deps.config));
+      return ok(renderRepository(await loadRepoView(deps.db, repo, caller.user), caller.user, deps.config));
     },
   }),
   route({

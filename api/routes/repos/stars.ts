@@ -18,12 +18,12 @@ async function starredList(ctx: Context<undefined, PageQuery>, user: UserRow): P
 }
 
 export const starRoutes = [
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/user/starred', operationId: 'userCurrentListStarred', summary: 'The repos that the authenticated user has starred', tag: 'user',
     scope: 'read:repository', signedIn: true, paginated: true, responses: { 200: 'RepositoryList' },
     handle: (ctx) => starredList(ctx, doerOf(ctx.caller)),
   }),
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/users/{username}/starred', operationId: 'userListStarred', summary: 'The repos that the given user has starred', tag: 'user',
     scope: 'read:user', signedIn: true, paginated: true, responses: { 200: 'RepositoryList', 404: 'notFound' },
     handle: async (ctx) => starredList(ctx, await loadUser(ctx.deps, ctx.caller, ctx.params.username)),
@@ -55,7 +55,7 @@ export const starRoutes = [
       return noContent();
     },
   }),
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/stargazers', operationId: 'repoListStargazers', summary: "List a repo's stargazers", tag: 'repository',
     scope: 'read:repository', paginated: true, responses: { 200: 'UserList', 404: 'notFound' },
     handle: async (ctx) => {

@@ -11,7 +11,7 @@ type PageQuery = { page?: number; limit?: number };
 const topicsBody = z.object({ topics: z.array(z.string()).default([]) });
 
 export const topicRoutes = [
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/topics', operationId: 'repoListTopics', summary: 'Get list of topics that a repository has', tag: 'repository',
     scope: 'read:repository', paginated: true, responses: { 200: 'TopicNames', 404: 'notFound' },
     handle: async (ctx) => {
@@ -22,7 +22,7 @@ export const topicRoutes = [
       return { ...reply, body: { topics: names } };
     },
   }),
-  route<z.infer<typeof topicsBody>>({
+  route({
     method: 'put', path: '/repos/{owner}/{repo}/topics', operationId: 'repoUpdateTopics', summary: 'Replace list of topics for a repository', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: topicsBody, responses: { 204: 'empty', 404: 'notFound', 422: 'invalidTopicsError' },
     handle: async ({ deps, caller, params, body }) => {
@@ -52,7 +52,7 @@ export const topicRoutes = [
       return noContent();
     },
   }),
-  route<undefined, PageQuery & { q: string }>({
+  route({
     method: 'get', path: '/topics/search', operationId: 'topicSearch', summary: 'search topics via keyword', tag: 'repository',
     scope: 'read:repository', paginated: true, query: z.object({ q: z.string().default('') }),
     responses: { 200: 'TopicListResponse', 403: 'forbidden', 404: 'notFound' },

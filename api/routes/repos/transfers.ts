@@ -6,7 +6,8 @@ import { acceptTransfer, rejectTransfer, startTransfer } from '../../../db/model
 import { findUserByName } from '../../../db/models/users/users.js';
 import { route } from '../../http/route.js';
 import { doerOf } from '../../context/user.js';
-import { loadRepo, requireMode, viewOf } from '../../context/repo.js';
+import { loadRepo, requireMode } from '../../context/repo.js';
+import { loadRepoView } from '../../../db/views/repo.js';
 import { renderRepository } from '../../render/repository.js';
 
 const transferBody = z.object({
@@ -17,7 +18,7 @@ const transferBody = z.object({
 const repoResponses = { 403: 'forbidden', 404: 'notFound' } as const;
 
 export const transferRoutes = [
-  route<z.infer<typeof transferBody>>({
+  route({
     method: 'post', path: '/repos/{owner}/{repo}/transfer', operationId: 'repoTransfer', summary: 'Transfer a repo ownership', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: transferBody,
     responses: { 201: 'Repository', 202: 'Repository', ...repoResponses, 409: 'error', 422: 'validationError' },
@@ -29,7 +30,7 @@ export const transferRoutes = [
       if (!recipient) throw notFound('The new owner does not exist or cannot be found');
       const { repo, pending } = await inTx(deps, (tx) => startTransfer(tx, deps, loaded.repo, doer, recipient, body.team_ids));
       // Gitea answers 201 for a transfer that waits for its recipient and 202 for one that is done.
-      return { status: pending ? 201 : 202, body: renderRepository(await viewOf(deps.db, repo, doer), doer, deps.config) };
+      return { status: pending ? 201 : 202, body: renderRepository(await loadRepoView(deps.db, repo, doer), doer, deps.config) };
     },
   }),
   route({
@@ -39,7 +40,7 @@ export const transferRoutes = [
       const doer = doerOf(caller);
       const loaded = await loadRepo(deps, caller, params.owner, params.repo);
       const repo = await inTx(deps, (tx) => acceptTransfer(tx, deps, loaded.repo, doer));
-      return { status: 202, body: renderRepository(await viewOf(deps.db, repo, doer), doer, deps.config) };
+      return { status: 202, body: renderRepository(await loadRepoView(deps.db, repo, doer), doer, deps.config) };
     },
   }),
   route({
@@ -49,7 +50,7 @@ export const transferRoutes = [
       const doer = doerOf(caller);
       const loaded = await loadRepo(deps, caller, params.owner, params.repo);
       const repo = await inTx(deps, (tx) => rejectTransfer(tx, loaded.repo, doer));
-      return { status: 200, body: renderRepository(await viewOf(deps.db, repo, doer), doer, deps.config) };
+      return { status: 200, body: renderRepository(await loadRepoView(deps.db, repo, doer), doer, deps.config) };
     },
   }),
 ];

@@ -20,7 +20,7 @@ async function loadOwner(deps: Deps, name: string): Promise<UserRow> {
 }
 
 export const unadoptedRoutes = [
-  route<undefined, { pattern?: string; query?: string; page?: number; limit?: number }>({
+  route({
     method: 'get', path: '/admin/unadopted', operationId: 'adminUnadoptedList', summary: 'List unadopted repositories', tag: 'admin',
     scope: 'read:admin', admin: true, query: listQuery, paginated: true, responses: { 200: 'StringSlice', 403: 'forbidden' },
     handle: async (ctx) => {

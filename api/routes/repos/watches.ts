@@ -19,7 +19,7 @@ async function watchedList(ctx: Context<undefined, PageQuery>, user: UserRow): P
 }
 
 export const watchRoutes = [
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/subscribers', operationId: 'repoListSubscribers', summary: "List a repo's watchers", tag: 'repository',
     scope: 'read:repository', paginated: true, responses: { 200: 'UserList', 404: 'notFound' },
     handle: async (ctx) => {
@@ -61,12 +61,12 @@ export const watchRoutes = [
       return noContent();
     },
   }),
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/user/subscriptions', operationId: 'userCurrentListSubscriptions', summary: 'List repositories watched by the authenticated user', tag: 'user',
     scope: 'read:user', signedIn: true, paginated: true, responses: { 200: 'RepositoryList' },
     handle: (ctx) => watchedList(ctx, doerOf(ctx.caller)),
   }),
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/users/{username}/subscriptions', operationId: 'userListSubscriptions', summary: 'List the repositories watched by a user', tag: 'user',
     scope: 'read:user', signedIn: true, paginated: true, responses: { 200: 'RepositoryList', 404: 'notFound' },
     handle: async (ctx) => watchedList(ctx, await loadUser(ctx.deps, ctx.caller, ctx.params.username)),

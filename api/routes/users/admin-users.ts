@@ -51,7 +51,7 @@ const admin = { scope: 'write:admin', admin: true } as const;
 const adminRead = { scope: 'read:admin', admin: true } as const;
 
 export const adminUserRoutes = [
-  route<z.infer<typeof createUserBody>>({
+  route({
     method: 'post', path: '/admin/users', operationId: 'adminCreateUser', summary: 'Create a user', tag: 'admin',
     ...admin, body: createUserBody, responses: { 201: 'User', 400: 'error', 403: 'forbidden', 422: 'validationError' },
     handle: async ({ body, deps, caller }) => {
@@ -66,7 +66,7 @@ export const adminUserRoutes = [
       return created(renderUser(user, caller.user, deps.config));
     },
   }),
-  route<undefined, { source_id?: number; login_name?: string; page?: number; limit?: number }>({
+  route({
     method: 'get', path: '/admin/users', operationId: 'adminSearchUsers', summary: 'Search users according filter conditions', tag: 'admin',
     ...adminRead, query: searchQuery, paginated: true, responses: { 200: 'UserList', 403: 'forbidden' },
     handle: async (ctx) => {
@@ -77,7 +77,7 @@ export const adminUserRoutes = [
       return paged(users.map((u) => renderUser(u, ctx.caller.user, ctx.deps.config)), total, page, ctx.url);
     },
   }),
-  route<z.infer<typeof editUserBody>>({
+  route({
     method: 'patch', path: '/admin/users/{username}', operationId: 'adminEditUser', summary: 'Edit an existing user', tag: 'admin',
     ...admin, body: editUserBody, responses: { 200: 'User', 400: 'error', 403: 'forbidden', 422: 'validationError' },
     handle: async ({ body, deps, caller, params }) => {
@@ -87,7 +87,7 @@ export const adminUserRoutes = [
       return ok(renderUser(user, caller.user, deps.config));
     },
   }),
-  route<undefined, { purge?: boolean }>({
+  route({
     method: 'delete', path: '/admin/users/{username}', operationId: 'adminDeleteUser', summary: 'Delete a user', tag: 'admin',
     ...admin, query: z.object({ purge: z.enum(['true', 'false']).transform((v) => v === 'true').optional() }),
     responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
@@ -100,7 +100,7 @@ export const adminUserRoutes = [
       return noContent();
     },
   }),
-  route<z.infer<typeof renameBody>>({
+  route({
     method: 'post', path: '/admin/users/{username}/rename', operationId: 'adminRenameUser', summary: 'Rename a user', tag: 'admin',
     ...admin, body: renameBody, responses: { 204: 'empty', 403: 'forbidden', 422: 'validationError' },
     handle: async ({ body, deps, params }) => {
@@ -117,7 +117,7 @@ export const adminUserRoutes = [
       return paged(emails.map(renderEmail), total, page, ctx.url);
     },
   }),
-  route<undefined, { q?: string; page?: number; limit?: number }>({
+  route({
     method: 'get', path: '/admin/emails/search', operationId: 'adminSearchEmails', summary: 'Search all emails', tag: 'admin',
     ...adminRead, query: emailSearchQuery, paginated: true, responses: { 200: 'EmailList', 403: 'forbidden' },
     handle: async (ctx) => {

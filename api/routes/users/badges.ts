@@ -17,7 +17,7 @@ export const badgeRoutes = [
       return { status: 200, body: badges.map(renderBadge), headers: { 'X-Total-Count': String(total) } };
     },
   }),
-  route<BadgesBody>({
+  route({
     method: 'post', path: '/admin/users/{username}/badges', operationId: 'adminAddUserBadges', summary: 'Add a badge to a user', tag: 'admin',
     scope: 'write:admin', admin: true, body: badgesBody, responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
     handle: async ({ deps, params, body }) => {
@@ -26,7 +26,7 @@ export const badgeRoutes = [
       return noContent();
     },
   }),
-  route<BadgesBody>({
+  route({
     method: 'delete', path: '/admin/users/{username}/badges', operationId: 'adminDeleteUserBadges', summary: 'Remove a badge from a user', tag: 'admin',
     scope: 'write:admin', admin: true, body: badgesBody, responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
     handle: async ({ deps, params, body }) => {

@@ -33,12 +33,12 @@ const read = { scope: 'read:user', signedIn: true } as const;
 const write = { scope: 'write:user', signedIn: true } as const;
 
 export const gpgKeyRoutes = [
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/user/gpg_keys', operationId: 'userCurrentListGPGKeys', summary: "List the authenticated user's GPG keys", tag: 'user',
     ...read, paginated: true, responses: { 200: 'GPGKeyList' },
     handle: (ctx) => listKeys(ctx, doerOf(ctx.caller)),
   }),
-  route<z.infer<typeof createKeyBody>>({
+  route({
     method: 'post', path: '/user/gpg_keys', operationId: 'userCurrentPostGPGKey', summary: 'Create a GPG key', tag: 'user',
     ...write, body: createKeyBody, responses: { 201: 'GPGKey', 404: 'notFound', 422: 'validationError' },
     handle: async ({ deps, caller, body }) => {
@@ -60,7 +60,7 @@ export const gpgKeyRoutes = [
       return noContent();
     },
   }),
-  route<undefined, PageQuery>({
+  route({
     method: 'get', path: '/users/{username}/gpg_keys', operationId: 'userListGPGKeys', summary: "List the given user's GPG keys", tag: 'user',
     ...read, paginated: true, responses: { 200: 'GPGKeyList', 404: 'notFound' },
     handle: async (ctx) => listKeys(ctx, await loadUser(ctx.deps, ctx.caller, ctx.params.username)),
@@ -74,7 +74,7 @@ export const gpgKeyRoutes = [
       headers: { 'Content-Type': 'text/plain; charset=utf-8' },
     }),
   }),
-  route<z.infer<typeof verifyBody>>({
+  route({
     method: 'post', path: '/user/gpg_key_verify', operationId: 'userVerifyGPGKey', summary: 'Verify a GPG key', tag: 'user',
     ...write, body: verifyBody, responses: { 201: 'GPGKey', 404: 'notFound', 422: 'validationError' },
     handle: async ({ deps, caller, body }) => {

@@ -23,7 +23,7 @@ const read = { scope: 'read:user', signedIn: true } as const;
 const write = { scope: 'write:user', signedIn: true } as const;
 
 export const oauth2AppRoutes = [
-  route<undefined, { page?: number; limit?: number }>({
+  route({
     method: 'get', path: '/user/applications/oauth2', operationId: 'userGetOauth2Application', summary: "List the authenticated user's oauth2 applications", tag: 'user',
     ...read, paginated: true, responses: { 200: 'OAuth2ApplicationList' },
     handle: async (ctx) => {
@@ -33,7 +33,7 @@ export const oauth2AppRoutes = [
       return paged(apps.map((app) => renderOAuth2Application(app)), total, page, url);
     },
   }),
-  route<AppBody>({
+  route({
     method: 'post', path: '/user/applications/oauth2', operationId: 'userCreateOAuth2Application', summary: 'creates a new OAuth2 application', tag: 'user',
     ...write, body: appBody, responses: { 201: 'OAuth2Application', 400: 'error', 422: 'validationError' },
     handle: async ({ deps, caller, body }) => {
@@ -46,7 +46,7 @@ export const oauth2AppRoutes = [
     ...read, responses: { 200: 'OAuth2Application', 404: 'notFound' },
     handle: async ({ deps, caller, params }) => ok(renderOAuth2Application(await getOAuth2App(deps.db, doerOf(caller).id, appIdOf(params.id)))),
   }),
-  route<AppBody>({
+  route({
     method: 'patch', path: '/user/applications/oauth2/{id}', operationId: 'userUpdateOAuth2Application',
     summary: 'update an OAuth2 Application, this includes regenerating the client secret', tag: 'user',
     ...write, body: appBody, responses: { 200: 'OAuth2Application', 404: 'notFound', 422: 'validationError' },

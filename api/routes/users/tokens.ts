@@ -34,7 +34,7 @@ export const tokenRoutes = [
       return paged(tokens.map((t) => renderAccessToken(t)), total, page, ctx.url);
     },
   }),
-  route<z.infer<typeof createTokenBody>>({
+  route({
     method: 'post', path: '/users/{username}/tokens', operationId: 'userCreateToken', summary: 'Create an access token', tag: 'user',
     ...guards, body: createTokenBody, responses: { 201: 'AccessToken', 400: 'error', 403: 'forbidden' },
     handle: async (ctx) => {

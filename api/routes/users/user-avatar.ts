@@ -11,7 +11,7 @@ import { decodeBase64 } from '../repos/repo-avatar.js';
 const avatarBody = z.object({ image: z.string() });
 
 export const userAvatarRoutes = [
-  route<z.infer<typeof avatarBody>>({
+  route({
     method: 'post', path: '/user/avatar', operationId: 'userUpdateAvatar', summary: 'Update Avatar', tag: 'user',
     scope: 'write:user', signedIn: true, body: avatarBody, responses: { 204: 'empty', 400: 'error', 413: 'error', 422: 'validationError' },
     handle: async ({ deps, caller, body }) => {

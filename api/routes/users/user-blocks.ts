@@ -20,7 +20,7 @@ async function blockeeOf(deps: Deps, name: string): Promise<UserRow> {
 }
 
 export const userBlockRoutes = [
-  route<undefined, { page?: number; limit?: number }>({
+  route({
     method: 'get', path: '/user/blocks', operationId: 'userListBlocks', summary: 'List users blocked by the authenticated user', tag: 'user',
     scope: 'read:user', signedIn: true, paginated: true, responses: { 200: 'UserList' },
     handle: async (ctx) => {
@@ -40,7 +40,7 @@ export const userBlockRoutes = [
       return noContent();
     },
   }),
-  route<undefined, z.infer<typeof blockQuery>>({
+  route({
     method: 'put', path: '/user/blocks/{username}', operationId: 'userBlockUser', summary: 'Block a user', tag: 'user',
     scope: 'write:user', signedIn: true, query: blockQuery, responses: { 204: 'empty', 404: 'notFound', 422: 'validationError' },
     handle: async ({ deps, caller, params, query }) => {

@@ -50,12 +50,12 @@ const userWrite = { scope: 'write:user', signedIn: true } as const;
 const adminWrite = { scope: 'write:admin', admin: true } as const;
 
 export const userKeyRoutes = [
-  route<undefined, ListQuery>({
+  route({
     method: 'get', path: '/user/keys', operationId: 'userCurrentListKeys', summary: "List the authenticated user's public keys", tag: 'user',
     ...userRead, paginated: true, query: listQuery, responses: { 200: 'PublicKeyList' },
     handle: (ctx) => listKeys(ctx, doerOf(ctx.caller), false),
   }),
-  route<CreateKeyBody>({
+  route({
     method: 'post', path: '/user/keys', operationId: 'userCurrentPostKey', summary: 'Create a public key', tag: 'user',
     ...userWrite, body: createKeyBody, responses: { 201: 'PublicKey', 422: 'validationError' },
     handle: (ctx) => createKey(ctx, doerOf(ctx.caller)),
@@ -75,12 +75,12 @@ export const userKeyRoutes = [
       return noContent();
     },
   }),
-  route<undefined, ListQuery>({
+  route({
     method: 'get', path: '/users/{username}/keys', operationId: 'userListKeys', summary: "List the given user's public keys", tag: 'user',
     ...userRead, paginated: true, query: listQuery, responses: { 200: 'PublicKeyList', 404: 'notFound' },
     handle: async (ctx) => listKeys(ctx, await loadUser(ctx.deps, ctx.caller, ctx.params.username), true),
   }),
-  route<CreateKeyBody>({
+  route({
     method: 'post', path: '/admin/users/{username}/keys', operationId: 'adminCreatePublicKey', summary: 'Add a public key on behalf of a user', tag: 'admin',
     ...adminWrite, body: createKeyBody, responses: { 201: 'PublicKey', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
     handle: async (ctx) => createKey(ctx, await getIndividualByName(ctx.deps.db, ctx.params.username)),

@@ -36,7 +36,7 @@ export const userRoutes = [
     scope: 'read:user', signedIn: true, responses: { 200: 'User' },
     handle: async ({ caller, deps }) => ok(renderUser(doerOf(caller), caller.user, deps.config)),
   }),
-  route<undefined, { q?: string; uid?: number; page?: number; limit?: number }>({
+  route({
     method: 'get', path: '/users/search', operationId: 'userSearch', summary: 'Search for users', tag: 'user',
     scope: 'read:user', paginated: true,
     query: z.object({ q: z.string().optional(), uid: z.coerce.number().int().optional() }),
@@ -58,7 +58,7 @@ export const userRoutes = [
     scope: 'read:user', signedIn: true, responses: { 200: 'UserSettings' },
     handle: async ({ caller }) => ok(renderUserSettings(doerOf(caller))),
   }),
-  route<z.infer<typeof settingsBody>>({
+  route({
     method: 'patch', path: '/user/settings', operationId: 'updateUserSettings', summary: 'Update user settings', tag: 'user',
     scope: 'write:user', signedIn: true, body: settingsBody, responses: { 200: 'UserSettings' },
     handle: async ({ caller, deps, body }) => ok(renderUserSettings(await inTx(deps, (tx) => updateSettings(tx, doerOf(caller), body)))),
@@ -68,12 +68,12 @@ export const userRoutes = [
     scope: 'read:user', signedIn: true, responses: { 200: 'EmailList' },
     handle: async ({ caller, deps }) => ok((await listEmails(deps.db, doerOf(caller).id)).map(renderEmail)),
   }),
-  route<z.infer<typeof emailsBody>>({
+  route({
     method: 'post', path: '/user/emails', operationId: 'userAddEmail', summary: 'Add email addresses', tag: 'user',
     scope: 'write:user', signedIn: true, body: emailsBody, responses: { 201: 'EmailList', 422: 'validationError' },
     handle: async ({ caller, deps, body }) => created((await inTx(deps, (tx) => addEmails(tx, doerOf(caller).id, body.emails))).map(renderEmail)),
   }),
-  route<z.infer<typeof emailsBody>>({
+  route({
     method: 'delete', path: '/user/emails', operationId: 'userDeleteEmail', summary: 'Delete email addresses', tag: 'user',
     scope: 'write:user', signedIn: true, body: emailsBody, responses: { 204: 'empty', 404: 'notFound' },
     handle: async ({ caller, deps, body }) => {
