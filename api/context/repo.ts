@@ -7,6 +7,7 @@ import type { UserRow } from '../../db/models/users/user-row.js';
 import { loadRepoView, loadRepoViews, type RepoView } from '../../db/views/repo.js';
 import type { Caller } from '../auth/caller.js';
 import type { Deps } from '../deps.js';
+import { parseId } from '../http/ids.js';
 import { renderRepository, type ApiRepository } from '../render/repository.js';
 
 /**
@@ -56,10 +57,10 @@ async function readable(deps: Deps, caller: Caller, repo: RepoRow, missing?: str
 }
 
 /** Applies a route's repository guard: the repository of `{owner}/{repo}` (or `/repositories/{id}`), its unit, the mode. */
-export async function loadGuardedRepo(deps: Deps, caller: Caller, params: Record<string, string>, id: number | undefined, guard: RepoGuard): Promise<LoadedRepo> {
+export async function loadGuardedRepo(deps: Deps, caller: Caller, params: Record<string, string>, guard: RepoGuard): Promise<LoadedRepo> {
   const loaded = params.owner !== undefined && params.repo !== undefined
     ? await loadRepo(deps, caller, params.owner, params.repo)
-    : await loadRepoById(deps, caller, id ?? 0);
+    : await loadRepoById(deps, caller, parseId(params.id));
   const scoped = guard.unit ? await narrowToUnit(deps, loaded, guard.unit) : loaded;
   if (guard.mode) requireMode(scoped, accessModes[guard.mode]);
   return scoped;

@@ -7,6 +7,7 @@ import type { Caller } from '../auth/caller.js';
 import { loadGuardedOrg, loadGuardedTeam } from '../context/org.js';
 import { loadGuardedRepo } from '../context/repo.js';
 import type { Deps } from '../deps.js';
+import { parseIds } from './ids.js';
 import { pageOf, paged, paginationQuery } from './pagination.js';
 import type { Guards, RouteDefinition } from './route.js';
 
@@ -31,12 +32,12 @@ export function mountRoutes(routes: RouteDefinition[], deps: Deps): Router {
         checkGuards(definition, caller);
         if (Object.values(req.params).some(hasNul)) throw notFound();
         const params = paramsOf(req.params);
-        const ids = parseIds(definition.ids ?? [], params);
-        const [repo, org, team] = await Promise.all([
-          definition.repo && loadGuardedRepo(deps, caller, params, ids.id, definition.repo),
+        const [repo, org] = await Promise.all([
+          definition.repo && loadGuardedRepo(deps, caller, params, definition.repo),
           definition.org && loadGuardedOrg(deps, caller, params.org, definition.org),
-          definition.team && loadGuardedTeam(deps, caller, ids.id, definition.team),
         ]);
+        const ids = parseIds(definition.ids ?? [], params);
+        const team = definition.team && (await loadGuardedTeam(deps, caller, ids.id, definition.team));
         const parsedQuery = query ? parse(query, req.query, 'query') : {};
         const page = definition.paginated ? pageOf(parsedQuery as { page?: number; limit?: number }) : undefined;
         const url = new URL(req.originalUrl, deps.config.rootUrl).toString();
@@ -94,16 +95,6 @@ function bySpecificity(routes: RouteDefinition[]): RouteDefinition[] {
     return a.length - b.length;
   };
   return [...routes].sort((a, b) => compare(shape(a), shape(b)));
-}
-
-/** The declared numeric ids of the path; anything that is not one (or is past 15 digits) names nothing. */
-function parseIds(names: readonly string[], params: Record<string, string>): Record<string, number> {
-  const ids: Record<string, number> = {};
-  for (const name of names) {
-    if (!/^\d{1,15}$/.test(params[name] ?? '')) throw notFound();
-    ids[name] = Number(params[name]);
-  }
-  return ids;
 }
 
 /** PostgreSQL text cannot hold NUL; such input is refused before it reaches a query. */

@@ -1,5 +1,5 @@
 import type { AttachmentRow } from '../../db/models/releases/attachments.js';
-import type { ReleaseRow } from '../../db/models/releases/releases.js';
+import type { ReleaseView } from '../../db/views/releases.js';
 import type { RepoRow } from '../../db/models/repos/repo-row.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import { iso } from './time.js';
@@ -67,13 +67,7 @@ function renderGhost({ rootUrl }: RenderContext): ApiUser {
 const escapeSegments = (text: string): string => text.split('/').map(encodeURIComponent).join('/');
 
 /** The publisher is shown as Gitea shows it to nobody in particular (no private address). */
-export function renderRelease(
-  release: ReleaseRow,
-  { repo, owner }: ReleaseRepo,
-  publisher: UserRow | null,
-  attachments: AttachmentRow[],
-  ctx: RenderContext,
-): ApiRelease {
+export function renderRelease({ release, publisher, attachments }: ReleaseView, { repo, owner }: ReleaseRepo, ctx: RenderContext): ApiRelease {
   const fullName = `${owner.name}/${repo.name}`;
   const html = `${ctx.rootUrl}${fullName}`;
   const url = `${ctx.rootUrl}api/v1/repos/${fullName}/releases/${release.id}`;

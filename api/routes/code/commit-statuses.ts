@@ -4,15 +4,11 @@ import {
   combineStates, commitStatusSorts, commitStatusStates, createCommitStatus, findStatusCreators, listCommitStatuses,
   listLatestCommitStatuses, resolveCommitRef, resolveStatusSha, type CommitStatusRow,
 } from '../../../db/models/code/commit-statuses.js';
-import { accessModes } from '../../../db/models/repos/repo-row.js';
 import type { Deps } from '../../deps.js';
-import { pageOf, paged } from '../../http/pagination.js';
-import { created, ok, route, type Context } from '../../http/route.js';
-import { doerOf } from '../../context/user.js';
-import { requireMode, type LoadedRepo } from '../../context/repo.js';
+import { created, ok, route } from '../../http/route.js';
+import type { LoadedRepo } from '../../context/repo.js';
 import { renderCombinedStatus, renderCommitStatus, type ApiCommitStatus } from '../../render/commit-status.js';
 import { renderRepository } from '../../render/repository.js';
-import { loadRepoUnit } from '../releases/releases.js';
 
 const createStatusBody = z.object({
   state: z.enum(commitStatusStates),
@@ -26,60 +22,51 @@ const listQuery = z.object({
   sort: z.enum(commitStatusSorts).optional().catch(undefined),
   state: z.enum(commitStatusStates).optional().catch(undefined),
 });
-type ListQuery = z.infer<typeof listQuery> & { page?: number; limit?: number };
+const codeReader = { unit: 'repo.code' } as const;
 
 async function presentStatuses(deps: Deps, loaded: LoadedRepo, rows: CommitStatusRow[]): Promise<ApiCommitStatus[]> {
   const creators = await findStatusCreators(deps.db, rows);
   return rows.map((row) => renderCommitStatus(row, creators.get(row.creator_id ?? 0) ?? null, loaded, deps.config));
 }
 
-async function listStatuses(ctx: Context<undefined, ListQuery>, loaded: LoadedRepo, sha: string) {
-  const page = pageOf(ctx.query);
-  const { rows, total } = await listCommitStatuses(ctx.deps.db, loaded.repo.id, sha, ctx.query, page);
-  const url = ctx.url;
-  return paged(await presentStatuses(ctx.deps, loaded, rows), total, page, url);
-}
-
 export const commitStatusRoutes = [
   route({
     method: 'post', path: '/repos/{owner}/{repo}/statuses/{sha}', operationId: 'repoCreateStatus', summary: 'Create a commit status', tag: 'repository',
-    scope: 'write:repository', signedIn: true, body: createStatusBody,
-    responses: { 201: 'CommitStatus', 400: 'error', 404: 'notFound', 422: 'validationError' },
-    handle: async ({ deps, caller, params, body }) => {
-      const loaded = await loadRepoUnit(deps, caller, params, 'repo.code');
-      requireMode(loaded, accessModes.write);
-      const doer = doerOf(caller);
-      const row = await inTx(deps, (tx) => createCommitStatus(tx, deps, loaded.repo, doer, params.sha, body));
-      return created(renderCommitStatus(row, doer, loaded, deps.config));
+    scope: 'write:repository', signedIn: true, repo: { unit: 'repo.code', mode: 'write' }, body: createStatusBody,
+    responses: { 201: 'CommitStatus', 400: 'error', 422: 'validationError' },
+    handle: async ({ deps, repo, doer, params, body }) => {
+      const row = await inTx(deps, (tx) => createCommitStatus(tx, deps, repo.repo, doer, params.sha, body));
+      return created(renderCommitStatus(row, doer, repo, deps.config));
     },
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/statuses/{sha}', operationId: 'repoListStatuses', summary: "Get a commit's statuses", tag: 'repository',
-    scope: 'read:repository', query: listQuery, paginated: true, responses: { 200: 'CommitStatusList', 400: 'error', 404: 'notFound' },
-    handle: async (ctx) => {
-      const loaded = await loadRepoUnit(ctx.deps, ctx.caller, ctx.params, 'repo.code');
-      return listStatuses(ctx, loaded, await resolveStatusSha(ctx.deps.git, loaded.repo, ctx.params.sha));
+    scope: 'read:repository', repo: codeReader, query: listQuery, paginated: true, responses: { 200: 'CommitStatusList', 400: 'error' },
+    handle: async ({ deps, repo, params, query, page, list }) => {
+      const sha = await resolveStatusSha(deps.git, repo.repo, params.sha);
+      const { rows, total } = await listCommitStatuses(deps.db, repo.repo.id, sha, query, page);
+      return list(await presentStatuses(deps, repo, rows), total);
     },
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/commits/{ref}/statuses', operationId: 'repoListStatusesByRef',
     summary: "Get a commit's statuses, by branch/tag/commit reference", tag: 'repository',
-    scope: 'read:repository', query: listQuery, paginated: true, responses: { 200: 'CommitStatusList', 400: 'error', 404: 'notFound' },
-    handle: async (ctx) => {
-      const loaded = await loadRepoUnit(ctx.deps, ctx.caller, ctx.params, 'repo.code');
-      return listStatuses(ctx, loaded, await resolveCommitRef(ctx.deps.git, loaded.repo, ctx.params.ref));
+    scope: 'read:repository', repo: codeReader, query: listQuery, paginated: true, responses: { 200: 'CommitStatusList', 400: 'error' },
+    handle: async ({ deps, repo, params, query, page, list }) => {
+      const sha = await resolveCommitRef(deps.git, repo.repo, params.ref);
+      const { rows, total } = await listCommitStatuses(deps.db, repo.repo.id, sha, query, page);
+      return list(await presentStatuses(deps, repo, rows), total);
     },
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/commits/{ref}/status', operationId: 'repoGetCombinedStatusByRef',
     summary: "Get a commit's combined status, by branch/tag/commit reference", tag: 'repository',
-    scope: 'read:repository', paginated: true, responses: { 200: 'CombinedStatus', 400: 'error', 404: 'notFound' },
-    handle: async ({ deps, caller, params, query }) => {
-      const loaded = await loadRepoUnit(deps, caller, params, 'repo.code');
-      const sha = await resolveCommitRef(deps.git, loaded.repo, params.ref);
-      const { rows, total } = await listLatestCommitStatuses(deps.db, loaded.repo.id, sha, pageOf(query));
-      const statuses = await presentStatuses(deps, loaded, rows);
-      const repository = renderRepository({ ...loaded, mode: loaded.repoMode }, caller.user, deps.config);
+    scope: 'read:repository', repo: codeReader, paginated: true, responses: { 200: 'CombinedStatus', 400: 'error' },
+    handle: async ({ deps, repo, doer, params, page }) => {
+      const sha = await resolveCommitRef(deps.git, repo.repo, params.ref);
+      const { rows, total } = await listLatestCommitStatuses(deps.db, repo.repo.id, sha, page);
+      const statuses = await presentStatuses(deps, repo, rows);
+      const repository = renderRepository({ ...repo, mode: repo.repoMode }, doer, deps.config);
       const reply = ok(renderCombinedStatus(combineStates(rows.map((r) => r.state)), sha, total, statuses, repository));
       return { ...reply, headers: { 'X-Total-Count': String(total) } };
     },

@@ -10,12 +10,9 @@ import {
   storeAttachmentBlob, type StoredBlob,
 } from '../../../db/models/releases/attachments.js';
 import { getRelease } from '../../../db/models/releases/releases.js';
-import { accessModes } from '../../../db/models/repos/repo-row.js';
 import { created, noContent, ok, route } from '../../http/route.js';
-import { doerOf } from '../../context/user.js';
-import { requireMode } from '../../context/repo.js';
 import { renderAttachment } from '../../render/release.js';
-import { idParam, loadReleasesRepo, seesDrafts } from './releases.js';
+import { releasesReader, releasesWriter, seesDrafts } from './releases.js';
 
 export interface Upload {
   name: string;
@@ -76,57 +73,50 @@ const uploadQuery = z.object({ name: z.string().optional() });
 export const releaseAssetRoutes = [
   route({
     method: 'get', path: '/repos/{owner}/{repo}/releases/{id}/assets', operationId: 'repoListReleaseAttachments', summary: "List release's attachments", tag: 'repository',
-    scope: 'read:repository', responses: { 200: 'AttachmentList', 404: 'notFound' },
-    handle: async ({ deps, caller, params }) => {
-      const loaded = await loadReleasesRepo(deps, caller, params);
-      const release = await getRelease(deps.db, loaded.repo.id, idParam(params.id), seesDrafts(loaded));
+    scope: 'read:repository', repo: releasesReader, ids: ['id'], responses: { 200: 'AttachmentList' },
+    handle: async ({ deps, repo, ids }) => {
+      const release = await getRelease(deps.db, repo.repo.id, ids.id, seesDrafts(repo));
       const attachments = (await listReleaseAttachments(deps.db, [release.id])).get(release.id) ?? [];
       return ok(attachments.map((a) => renderAttachment(a, deps.config)));
     },
   }),
   route({
     method: 'post', path: '/repos/{owner}/{repo}/releases/{id}/assets', operationId: 'repoCreateReleaseAttachment', summary: 'Create a release attachment', tag: 'repository',
-    scope: 'write:repository', signedIn: true, query: uploadQuery, responses: { 201: 'Attachment', 400: 'error', 404: 'notFound' },
-    handle: async ({ deps, caller, params, query, req }) => {
-      const loaded = await loadReleasesRepo(deps, caller, params);
-      requireMode(loaded, accessModes.write);
-      const release = await getRelease(deps.db, loaded.repo.id, idParam(params.id), true);
+    scope: 'write:repository', signedIn: true, repo: releasesWriter, ids: ['id'], query: uploadQuery, responses: { 201: 'Attachment', 400: 'error' },
+    handle: async ({ deps, repo, doer, ids, query, req }) => {
+      const release = await getRelease(deps.db, repo.repo.id, ids.id, true);
       const upload = await receiveUpload(req, deps.blobs, query.name);
-      const input = { repoId: loaded.repo.id, releaseId: release.id, uploaderId: doerOf(caller).id, name: upload.name };
+      const input = { repoId: repo.repo.id, releaseId: release.id, uploaderId: doer.id, name: upload.name };
       const attachment = await inTx(deps, (tx) => createAttachment(tx, deps.blobs, input, upload.blob));
       return created(renderAttachment(attachment, deps.config));
     },
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}', operationId: 'repoGetReleaseAttachment', summary: 'Get a release attachment', tag: 'repository',
-    scope: 'read:repository', responses: { 200: 'Attachment', 404: 'notFound' },
-    handle: async ({ deps, caller, params }) => {
-      const loaded = await loadReleasesRepo(deps, caller, params);
-      const release = await getRelease(deps.db, loaded.repo.id, idParam(params.id), seesDrafts(loaded));
-      return ok(renderAttachment(await getReleaseAttachment(deps.db, release.id, idParam(params.attachment_id)), deps.config));
+    scope: 'read:repository', repo: releasesReader, ids: ['id', 'attachment_id'], responses: { 200: 'Attachment' },
+    handle: async ({ deps, repo, ids }) => {
+      const release = await getRelease(deps.db, repo.repo.id, ids.id, seesDrafts(repo));
+      return ok(renderAttachment(await getReleaseAttachment(deps.db, release.id, ids.attachment_id), deps.config));
     },
   }),
   route({
     method: 'patch', path: '/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}', operationId: 'repoEditReleaseAttachment', summary: 'Edit a release attachment', tag: 'repository',
-    scope: 'write:repository', signedIn: true, body: editAttachmentBody, responses: { 201: 'Attachment', 404: 'notFound', 422: 'validationError' },
-    handle: async ({ deps, caller, params, body }) => {
-      const loaded = await loadReleasesRepo(deps, caller, params);
-      requireMode(loaded, accessModes.write);
-      const release = await getRelease(deps.db, loaded.repo.id, idParam(params.id), true);
-      const attachment = await getReleaseAttachment(deps.db, release.id, idParam(params.attachment_id));
-      if (!body.name) return created(renderAttachment(attachment, deps.config));
+    scope: 'write:repository', signedIn: true, repo: releasesWriter, ids: ['id', 'attachment_id'], body: editAttachmentBody,
+    responses: { 201: 'Attachment', 422: 'validationError' },
+    handle: async ({ deps, repo, ids, body }) => {
+      const release = await getRelease(deps.db, repo.repo.id, ids.id, true);
+      const attachment = await getReleaseAttachment(deps.db, release.id, ids.attachment_id);
       const name = body.name;
+      if (!name) return created(renderAttachment(attachment, deps.config));
       return created(renderAttachment(await inTx(deps, (tx) => renameAttachment(tx, attachment, name)), deps.config));
     },
   }),
   route({
     method: 'delete', path: '/repos/{owner}/{repo}/releases/{id}/assets/{attachment_id}', operationId: 'repoDeleteReleaseAttachment', summary: 'Delete a release attachment', tag: 'repository',
-    scope: 'write:repository', signedIn: true, responses: { 204: 'empty', 404: 'notFound' },
-    handle: async ({ deps, caller, params }) => {
-      const loaded = await loadReleasesRepo(deps, caller, params);
-      requireMode(loaded, accessModes.write);
-      const release = await getRelease(deps.db, loaded.repo.id, idParam(params.id), true);
-      const attachment = await getReleaseAttachment(deps.db, release.id, idParam(params.attachment_id));
+    scope: 'write:repository', signedIn: true, repo: releasesWriter, ids: ['id', 'attachment_id'], responses: { 204: 'empty' },
+    handle: async ({ deps, repo, ids }) => {
+      const release = await getRelease(deps.db, repo.repo.id, ids.id, true);
+      const attachment = await getReleaseAttachment(deps.db, release.id, ids.attachment_id);
       await inTx(deps, (tx) => deleteAttachment(tx, deps.blobs, attachment));
       return noContent();
     },
