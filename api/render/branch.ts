@@ -1,5 +1,7 @@
-import { isGlobRule, type ProtectionRow } from '../../db/models/code/branch-protection.js';
+import { isGlobRule } from '../../db/models/code/branch-protection.js';
 import type { HeadCommit } from '../../db/models/code/branches.js';
+import type { ProtectionView } from '../../db/views/branch-protections.js';
+import type { BranchView } from '../../db/views/branches.js';
 import { iso } from './time.js';
 
 /** The PayloadUser definition of the Gitea 1.22 API description. */
@@ -75,18 +77,6 @@ export interface ApiBranchProtection {
   updated_at: string;
 }
 
-/** Everything a branch's JSON needs: its head, the rule that governs it and what the viewer may do. */
-export interface BranchView {
-  head: HeadCommit;
-  rule: ProtectionRow | null;
-  canPush: boolean;
-  canMerge: boolean;
-  /** Only repository administrators are told which rule applies. */
-  showRuleName: boolean;
-  /** Site users by (lower-cased) commit e-mail address. */
-  usernames: Map<string, string>;
-}
-
 /** Go writes a zero UTC offset as `Z`; git writes it as `+00:00`. */
 const rfc3339 = (gitDate: string): string => gitDate.replace(/[+-]00:00$/, 'Z');
 
@@ -121,8 +111,8 @@ export function renderBranch(view: BranchView, repoHtmlUrl: string): ApiBranch {
   };
 }
 
-/** `names` resolves the user ids the rule stores; ids of deleted users are left out. */
-export function renderBranchProtection(rule: ProtectionRow, names: Map<number, string>, teams: Map<number, string>): ApiBranchProtection {
+/** Ids of users and teams deleted since the rule was saved are left out. */
+export function renderBranchProtection({ rule, userNames: names, teamNames: teams }: ProtectionView): ApiBranchProtection {
   const usernames = (ids: number[]): string[] => ids.flatMap((id) => (names.has(id) ? [names.get(id)!] : []));
   const teamNames = (ids: number[]): string[] => ids.flatMap((id) => (teams.has(id) ? [teams.get(id)!] : []));
   return {

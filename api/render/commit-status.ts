@@ -1,6 +1,7 @@
-import type { CommitStatusRow, CommitStatusState } from '../../db/models/code/commit-statuses.js';
+import type { CommitStatusState } from '../../db/models/code/commit-statuses.js';
 import type { RepoRow } from '../../db/models/repos/repo-row.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
+import type { CommitStatusView } from '../../db/views/commit-statuses.js';
 import type { ApiRepository } from './repository.js';
 import { iso } from './time.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';
@@ -30,8 +31,7 @@ export interface ApiCombinedStatus {
 }
 
 export function renderCommitStatus(
-  status: CommitStatusRow,
-  creator: UserRow | null,
+  { status, creator }: CommitStatusView,
   { repo, owner }: { repo: RepoRow; owner: UserRow },
   ctx: RenderContext,
 ): ApiCommitStatus {

@@ -1,6 +1,7 @@
 import type { CommitObject, ObjectType, Signature, TagObject } from '../../db/git/objects.js';
-import type { CommitChanges, FileChange, ListedEntry, RefInfo, TagInfo } from '../../db/git/read.js';
+import type { FileChange, ListedEntry, RefInfo, TagInfo } from '../../db/git/read.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
+import type { CommitView } from '../../db/views/commits.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';
 
 /** The API and web addresses of one repository, which every git object's links start from. */
@@ -180,19 +181,15 @@ export interface ApiCommit {
 
 export interface CommitRendering {
   links: RepoLinks;
-  /** Accounts by lower-cased email, for the author and committer users. */
-  users: Map<string, UserRow>;
   viewer: UserRow | null;
   render: RenderContext;
   verification: boolean;
 }
 
-/** Gitea's ToCommit. `changes` carries the stats and affected files when they were asked for. */
-export function renderCommit(commit: CommitObject, changes: { stats?: CommitChanges; files?: CommitChanges }, ctx: CommitRendering): ApiCommit {
-  const userOf = (email: string): ApiUser | null => {
-    const user = ctx.users.get(email.toLowerCase());
-    return user ? renderUser(user, ctx.viewer, ctx.render) : null;
-  };
+/** Gitea's ToCommit. */
+export function renderCommit(view: CommitView, ctx: CommitRendering): ApiCommit {
+  const { commit } = view;
+  const userOf = (user: UserRow | null): ApiUser | null => (user ? renderUser(user, ctx.viewer, ctx.render) : null);
   const url = `${ctx.links.api}/git/commits/${pathEscape(commit.oid)}`;
   const created = gitTime(commit.committer);
   return {
@@ -208,13 +205,11 @@ export function renderCommit(commit: CommitObject, changes: { stats?: CommitChan
       tree: { url: `${ctx.links.api}/git/trees/${pathEscape(commit.oid)}`, sha: commit.oid, created },
       verification: ctx.verification ? renderVerification(commit) : null,
     },
-    author: userOf(commit.author.email),
-    committer: userOf(commit.committer.email),
+    author: userOf(view.author),
+    committer: userOf(view.committer),
     parents: commit.parents.map((parent) => ({ url: `${ctx.links.api}/git/commits/${pathEscape(parent)}`, sha: parent, created: zeroTime })),
-    files: changes.files ? changes.files.files.map((file) => ({ filename: file.filename, status: file.status })) : null,
-    stats: changes.stats
-      ? { total: changes.stats.additions + changes.stats.deletions, additions: changes.stats.additions, deletions: changes.stats.deletions }
-      : null,
+    files: view.files ? view.files.map((file) => ({ filename: file.filename, status: file.status })) : null,
+    stats: view.stats ? { total: view.stats.additions + view.stats.deletions, additions: view.stats.additions, deletions: view.stats.deletions } : null,
   };
 }
 

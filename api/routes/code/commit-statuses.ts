@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
 import {
-  combineStates, commitStatusSorts, commitStatusStates, createCommitStatus, findStatusCreators, listCommitStatuses,
-  listLatestCommitStatuses, resolveCommitRef, resolveStatusSha, type CommitStatusRow,
+  combineStates, commitStatusSorts, commitStatusStates, createCommitStatus, listCommitStatuses, listLatestCommitStatuses,
+  resolveCommitRef, resolveStatusSha, type CommitStatusRow,
 } from '../../../db/models/code/commit-statuses.js';
+import { loadCommitStatusViews } from '../../../db/views/commit-statuses.js';
 import type { Deps } from '../../deps.js';
 import { created, ok, route } from '../../http/route.js';
 import type { LoadedRepo } from '../../context/repo.js';
@@ -24,9 +25,8 @@ const listQuery = z.object({
 });
 const codeReader = { unit: 'repo.code' } as const;
 
-async function presentStatuses(deps: Deps, loaded: LoadedRepo, rows: CommitStatusRow[]): Promise<ApiCommitStatus[]> {
-  const creators = await findStatusCreators(deps.db, rows);
-  return rows.map((row) => renderCommitStatus(row, creators.get(row.creator_id ?? 0) ?? null, loaded, deps.config));
+async function renderStatuses(deps: Deps, loaded: LoadedRepo, rows: CommitStatusRow[]): Promise<ApiCommitStatus[]> {
+  return (await loadCommitStatusViews(deps.db, rows)).map((view) => renderCommitStatus(view, loaded, deps.config));
 }
 
 export const commitStatusRoutes = [
@@ -36,7 +36,7 @@ export const commitStatusRoutes = [
     responses: { 201: 'CommitStatus', 400: 'error', 422: 'validationError' },
     handle: async ({ deps, repo, doer, params, body }) => {
       const row = await inTx(deps, (tx) => createCommitStatus(tx, deps, repo.repo, doer, params.sha, body));
-      return created(renderCommitStatus(row, doer, repo, deps.config));
+      return created(renderCommitStatus({ status: row, creator: doer }, repo, deps.config));
     },
   }),
   route({
@@ -45,7 +45,7 @@ export const commitStatusRoutes = [
     handle: async ({ deps, repo, params, query, page, list }) => {
       const sha = await resolveStatusSha(deps.git, repo.repo, params.sha);
       const { rows, total } = await listCommitStatuses(deps.db, repo.repo.id, sha, query, page);
-      return list(await presentStatuses(deps, repo, rows), total);
+      return list(await renderStatuses(deps, repo, rows), total);
     },
   }),
   route({
@@ -55,7 +55,7 @@ export const commitStatusRoutes = [
     handle: async ({ deps, repo, params, query, page, list }) => {
       const sha = await resolveCommitRef(deps.git, repo.repo, params.ref);
       const { rows, total } = await listCommitStatuses(deps.db, repo.repo.id, sha, query, page);
-      return list(await presentStatuses(deps, repo, rows), total);
+      return list(await renderStatuses(deps, repo, rows), total);
     },
   }),
   route({
@@ -65,7 +65,7 @@ export const commitStatusRoutes = [
     handle: async ({ deps, repo, doer, params, page }) => {
       const sha = await resolveCommitRef(deps.git, repo.repo, params.ref);
       const { rows, total } = await listLatestCommitStatuses(deps.db, repo.repo.id, sha, page);
-      const statuses = await presentStatuses(deps, repo, rows);
+      const statuses = await renderStatuses(deps, repo, rows);
       const repository = renderRepository({ ...repo, mode: repo.repoMode }, doer, deps.config);
       const reply = ok(renderCombinedStatus(combineStates(rows.map((r) => r.state)), sha, total, statuses, repository));
       return { ...reply, headers: { 'X-Total-Count': String(total) } };

@@ -19,12 +19,12 @@ import {
   type WriteOptions,
   type WrittenCommit,
 } from '../../../db/models/code/contents.js';
-import { accessModes } from '../../../db/models/repos/repo-row.js';
-import { doerOf } from '../../context/user.js';
-import { created, ok, route, type Context, type Reply } from '../../http/route.js';
-import { requireMode } from '../../context/repo.js';
+import type { UserRow } from '../../../db/models/users/user-row.js';
+import type { LoadedRepo } from '../../context/repo.js';
+import type { Deps } from '../../deps.js';
+import { created, ok, route, type Reply } from '../../http/route.js';
 import { renderContents, renderFileResponse, renderFilesResponse, type ApiContents } from '../../render/contents.js';
-import { loadGitView, type GitView } from './git-data.js';
+import { openGitView, type GitView } from './git-data.js';
 
 const identity = z.object({ name: z.string().optional(), email: z.string().optional() }).optional();
 const fileOptions = {
@@ -52,7 +52,22 @@ const changeFilesBody = z.object({
 });
 const diffPatchBody = z.object({ ...fileOptions, content: z.string().min(1), sha: z.string().optional() });
 const refQuery = z.object({ ref: z.string().optional() });
-type RefQuery = z.infer<typeof refQuery>;
+const repoWriter = { mode: 'write' } as const;
+
+/** What a read of the repository's files needs from the request. */
+interface FileRead {
+  deps: Deps;
+  repo: LoadedRepo;
+  params: Record<string, string>;
+  query: { ref?: string };
+}
+
+/** What a commit through the contents API needs from the request. */
+interface FileWrite {
+  deps: Deps;
+  repo: LoadedRepo;
+  doer: UserRow;
+}
 
 /** Go's base64.StdEncoding: strict padding and alphabet (line breaks are ignored); anything else is 422. */
 function decodeBase64(text: string | undefined, field: string): Buffer {
@@ -76,16 +91,13 @@ async function renderWritten(view: GitView, written: WrittenCommit, paths: strin
 }
 
 async function writeFiles(
-  ctx: Context<unknown, unknown>,
+  { deps, repo, doer }: FileWrite,
   options: WriteOptions,
   files: FileOperation[],
   settings: { shaMismatchStatus?: 400 | 422 } = {},
 ): Promise<{ view: GitView; commit: CommitObject; files: Array<ApiContents | null> }> {
-  const view = await loadGitView(ctx.deps, ctx);
-  requireMode(view.loaded, accessModes.write);
-  const written = await inTx(ctx.deps, (tx) =>
-    changeRepoFiles(tx, ctx.deps, view.loaded.repo, doerOf(ctx.caller), view.loaded.mode, options, files, settings),
-  );
+  const view = openGitView(deps, repo);
+  const written = await inTx(deps, (tx) => changeRepoFiles(tx, deps, repo.repo, doer, repo.mode, options, files, settings));
   return { view, ...(await renderWritten(view, written, written.paths)) };
 }
 
@@ -95,14 +107,14 @@ const optionsOf = (body: WriteOptions): WriteOptions => ({
 });
 
 /** GET /contents and /contents/{filepath}: an empty repository lists nothing at its root and has no files. */
-async function getContents(ctx: Context<unknown, RefQuery>, filepath: string): Promise<Reply> {
-  const view = await loadGitView(ctx.deps, ctx);
+async function getContents({ deps, repo, query }: FileRead, filepath: string): Promise<Reply> {
+  const view = openGitView(deps, repo);
   if (!(await view.reader.hasBranches())) {
     if (!filepath) return ok([]);
     throw notFound();
   }
-  const at = await resolveContentsRef(view.reader, view.loaded.repo, ctx.query.ref?.trim() ?? '');
-  if (!at) throw notFound(`no commit found for the ref [ref: ${ctx.query.ref}]`);
+  const at = await resolveContentsRef(view.reader, repo.repo, query.ref?.trim() ?? '');
+  if (!at) throw notFound(`no commit found for the ref [ref: ${query.ref}]`);
   const found = await readContentsOrList(view.reader, at, filepath);
   if (!found) throw notFound(`object does not exist [path: ${filepath}]`);
   return ok(Array.isArray(found) ? found.map((item) => renderContents(view.links, at, item)) : renderContents(view.links, at, found));
@@ -112,7 +124,7 @@ async function getContents(ctx: Context<unknown, RefQuery>, filepath: string): P
  * Gitea's RepoRefForAPI for raw files: the `ref` query, or else the path's leading segments naming a branch,
  * then a tag, then a full commit id; without any of those the whole path is read from the default branch.
  */
-async function rawTarget(reader: GitReader, view: GitView, filepath: string, ref: string | undefined): Promise<{ commit: CommitObject; treePath: string } | null> {
+async function rawTarget(reader: GitReader, defaultBranch: string, filepath: string, ref: string | undefined): Promise<{ commit: CommitObject; treePath: string } | null> {
   if (ref) {
     const commit = await reader.resolveCommit(ref);
     return commit ? { commit, treePath: filepath } : null;
@@ -130,7 +142,7 @@ async function rawTarget(reader: GitReader, view: GitView, filepath: string, ref
     const commit = await reader.objects.readCommit(parts[0]);
     return commit ? { commit, treePath: parts.slice(1).join('/') } : null;
   }
-  const commit = await reader.resolveCommit(view.loaded.repo.default_branch);
+  const commit = await reader.resolveCommit(defaultBranch);
   return commit ? { commit, treePath: filepath } : null;
 }
 
@@ -157,11 +169,11 @@ function disposition(kind: 'inline' | 'attachment', name: string): string {
 /** Files up to this size are read in-process and sniffed; larger ones stream from `git cat-file`. */
 const inMemoryLimit = 1024 * 1024;
 
-async function serveRaw(ctx: Context<unknown, RefQuery>): Promise<Reply> {
-  const view = await loadGitView(ctx.deps, ctx);
+async function serveRaw({ deps, repo, params, query }: FileRead): Promise<Reply> {
+  const view = openGitView(deps, repo);
   if (!(await view.reader.hasBranches())) throw notFound();
-  const target = await rawTarget(view.reader, view, ctx.params.filepath, ctx.query.ref?.trim() || undefined);
-  if (!target) throw notFound(`not exist: '${ctx.params.filepath}'`);
+  const target = await rawTarget(view.reader, repo.repo.default_branch, params.filepath, query.ref?.trim() || undefined);
+  if (!target) throw notFound(`not exist: '${params.filepath}'`);
   const treePath = cleanTreePath(target.treePath);
   const entry = treePath ? await view.reader.entryAt(target.commit, treePath) : null;
   if (!entry || entry.type !== 'blob') throw notFound(`object does not exist [path: ${target.treePath}]`);
@@ -189,18 +201,18 @@ const archiveFormats = [
 export const contentsRoutes = [
   route({
     method: 'get', path: '/repos/{owner}/{repo}/contents', operationId: 'repoGetContentsList', summary: 'Gets the metadata of all the entries of the root dir',
-    tag: 'repository', scope: 'read:repository', query: refQuery, responses: { 200: 'ContentsListResponse', 404: 'notFound' },
+    tag: 'repository', scope: 'read:repository', repo: {}, query: refQuery, responses: { 200: 'ContentsListResponse', 404: 'notFound' },
     handle: (ctx) => getContents(ctx, ''),
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/contents/{filepath}', rest: 'filepath', operationId: 'repoGetContents',
     summary: 'Gets the metadata and contents (if a file) of an entry in a repository, or a list of entries if a dir',
-    tag: 'repository', scope: 'read:repository', query: refQuery, responses: { 200: 'ContentsResponse', 404: 'notFound' },
+    tag: 'repository', scope: 'read:repository', repo: {}, query: refQuery, responses: { 200: 'ContentsResponse', 404: 'notFound' },
     handle: (ctx) => getContents(ctx, ctx.params.filepath),
   }),
   route({
     method: 'post', path: '/repos/{owner}/{repo}/contents', operationId: 'repoChangeFiles', summary: 'Modify multiple files in a repository',
-    tag: 'repository', scope: 'write:repository', signedIn: true, body: changeFilesBody,
+    tag: 'repository', scope: 'write:repository', signedIn: true, repo: repoWriter, body: changeFilesBody,
     responses: { 201: 'FilesResponse', 403: 'error', 404: 'notFound', 422: 'error', 423: 'repoArchivedError' },
     handle: async (ctx) => {
       const files = ctx.body.files.map((file, i) => ({
@@ -213,7 +225,7 @@ export const contentsRoutes = [
   }),
   route({
     method: 'post', path: '/repos/{owner}/{repo}/contents/{filepath}', rest: 'filepath', operationId: 'repoCreateFile', summary: 'Create a file in a repository',
-    tag: 'repository', scope: 'write:repository', signedIn: true, body: createFileBody,
+    tag: 'repository', scope: 'write:repository', signedIn: true, repo: repoWriter, body: createFileBody,
     responses: { 201: 'FileResponse', 403: 'error', 404: 'notFound', 422: 'error', 423: 'repoArchivedError' },
     handle: async (ctx) => {
       const content = decodeBase64(ctx.body.content, 'content');
@@ -223,7 +235,7 @@ export const contentsRoutes = [
   }),
   route({
     method: 'put', path: '/repos/{owner}/{repo}/contents/{filepath}', rest: 'filepath', operationId: 'repoUpdateFile', summary: 'Update a file in a repository',
-    tag: 'repository', scope: 'write:repository', signedIn: true, body: updateFileBody,
+    tag: 'repository', scope: 'write:repository', signedIn: true, repo: repoWriter, body: updateFileBody,
     responses: { 200: 'FileResponse', 403: 'error', 404: 'notFound', 422: 'error', 423: 'repoArchivedError' },
     handle: async (ctx) => {
       const content = decodeBase64(ctx.body.content, 'content');
@@ -234,7 +246,7 @@ export const contentsRoutes = [
   }),
   route({
     method: 'delete', path: '/repos/{owner}/{repo}/contents/{filepath}', rest: 'filepath', operationId: 'repoDeleteFile', summary: 'Delete a file in a repository',
-    tag: 'repository', scope: 'write:repository', signedIn: true, body: deleteFileBody,
+    tag: 'repository', scope: 'write:repository', signedIn: true, repo: repoWriter, body: deleteFileBody,
     responses: { 200: 'FileDeleteResponse', 400: 'error', 403: 'error', 404: 'error', 423: 'repoArchivedError' },
     handle: async (ctx) => {
       const file: FileOperation = { operation: 'delete', path: ctx.params.filepath, sha: ctx.body.sha };
@@ -244,41 +256,37 @@ export const contentsRoutes = [
   }),
   route({
     method: 'post', path: '/repos/{owner}/{repo}/diffpatch', operationId: 'repoApplyDiffPatch', summary: 'Apply diff patch to repository',
-    tag: 'repository', scope: 'write:repository', signedIn: true, body: diffPatchBody,
+    tag: 'repository', scope: 'write:repository', signedIn: true, repo: repoWriter, body: diffPatchBody,
     responses: { 201: 'FileResponse', 404: 'notFound', 422: 'error', 423: 'repoArchivedError' },
-    handle: async (ctx) => {
-      const view = await loadGitView(ctx.deps, ctx);
-      requireMode(view.loaded, accessModes.write);
-      const written = await inTx(ctx.deps, (tx) =>
-        applyDiffPatch(tx, ctx.deps, view.loaded.repo, doerOf(ctx.caller), view.loaded.mode, optionsOf(ctx.body), ctx.body.content),
-      );
+    handle: async ({ deps, repo, doer, body }) => {
+      const view = openGitView(deps, repo);
+      const written = await inTx(deps, (tx) => applyDiffPatch(tx, deps, repo.repo, doer, repo.mode, optionsOf(body), body.content));
       const rendered = await renderWritten(view, written, ['']);
       return created(renderFileResponse(view.links, rendered.commit, rendered.files[0]));
     },
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/raw/{filepath}', rest: 'filepath', operationId: 'repoGetRawFile', summary: 'Get a file from a repository',
-    tag: 'repository', scope: 'read:repository', query: refQuery, responses: { 200: 'file', 404: 'notFound' },
+    tag: 'repository', scope: 'read:repository', repo: {}, query: refQuery, responses: { 200: 'file', 404: 'notFound' },
     handle: serveRaw,
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/media/{filepath}', rest: 'filepath', operationId: 'repoGetRawFileOrLFS',
-    summary: "Get a file or it's LFS object from a repository", tag: 'repository', scope: 'read:repository', query: refQuery,
+    summary: "Get a file or it's LFS object from a repository", tag: 'repository', scope: 'read:repository', repo: {}, query: refQuery,
     responses: { 200: 'file', 404: 'notFound' },
     handle: serveRaw,
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/archive/{archive}', rest: 'archive', operationId: 'repoGetArchive', summary: 'Get an archive of a repository',
-    tag: 'repository', scope: 'read:repository', responses: { 200: 'file', 400: 'error', 404: 'notFound' },
-    handle: async (ctx) => {
-      const view = await loadGitView(ctx.deps, ctx);
-      const { archive } = ctx.params;
+    tag: 'repository', scope: 'read:repository', repo: {}, responses: { 200: 'file', 400: 'error', 404: 'notFound' },
+    handle: async ({ deps, repo: loaded, params: { archive } }) => {
+      const view = openGitView(deps, loaded);
       const kind = archiveFormats.find((candidate) => archive.endsWith(candidate.suffix));
       if (!kind) throw badRequest(`unknown archive format: ${archive}`);
       const ref = archive.slice(0, -kind.suffix.length);
       const commit = ref && isValidRefPattern(ref) ? await view.reader.resolveCommit(ref) : null;
       if (!commit) throw notFound(`unrecognized reference: ${ref}`);
-      const { repo } = view.loaded;
+      const { repo } = loaded;
       const headers = {
         'Content-Type': kind.type,
         'Content-Disposition': disposition('attachment', `${repo.name}-${ref.replace(/\//g, '-')}.${kind.format}`),
@@ -289,26 +297,26 @@ export const contentsRoutes = [
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/languages', operationId: 'repoGetLanguages', summary: 'Get languages and number of bytes of code written',
-    tag: 'repository', scope: 'read:repository', responses: { 200: 'LanguageStatistics', 404: 'notFound' },
-    handle: async (ctx) => {
-      const view = await loadGitView(ctx.deps, ctx);
-      const commit = (await view.reader.hasBranches()) ? await view.reader.resolveCommit(view.loaded.repo.default_branch) : null;
+    tag: 'repository', scope: 'read:repository', repo: {}, responses: { 200: 'LanguageStatistics', 404: 'notFound' },
+    handle: async ({ deps, repo }) => {
+      const view = openGitView(deps, repo);
+      const commit = (await view.reader.hasBranches()) ? await view.reader.resolveCommit(repo.repo.default_branch) : null;
       if (!commit) return ok({});
       return ok(languageStats(await view.reader.listTree(commit.oid, { recursive: true })));
     },
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/editorconfig/{filepath}', rest: 'filepath', operationId: 'repoGetEditorConfig',
-    summary: 'Get the EditorConfig definitions of a file in a repository', tag: 'repository', scope: 'read:repository', query: refQuery,
+    summary: 'Get the EditorConfig definitions of a file in a repository', tag: 'repository', scope: 'read:repository', repo: {}, query: refQuery,
     responses: { 200: 'success', 404: 'notFound' },
-    handle: async (ctx) => {
-      const view = await loadGitView(ctx.deps, ctx);
-      const commit = (await view.reader.hasBranches()) ? await view.reader.resolveCommit(ctx.query.ref?.trim() || view.loaded.repo.default_branch) : null;
+    handle: async ({ deps, repo, params, query }) => {
+      const view = openGitView(deps, repo);
+      const commit = (await view.reader.hasBranches()) ? await view.reader.resolveCommit(query.ref?.trim() || repo.repo.default_branch) : null;
       if (!commit) throw notFound();
       const entry = await view.reader.entryAt(commit, '.editorconfig');
       const text = entry?.type === 'blob' ? await view.reader.readBlob(entry.oid) : null;
       if (!text) throw notFound('.editorconfig does not exist');
-      return ok(definitionFor(parseEditorconfig(text.toString('utf8')), ctx.params.filepath));
+      return ok(definitionFor(parseEditorconfig(text.toString('utf8')), params.filepath));
     },
   }),
 ];

@@ -3,12 +3,13 @@ import { badRequest, conflict, invalid, notFound } from '../../../db/errors.js';
 import type { CommitObject } from '../../../db/git/objects.js';
 import { isFullOid, isValidRefPattern } from '../../../db/git/objects.js';
 import type { GitReader } from '../../../db/git/read.js';
-import { maxBlobContentSize, openRepoGit, usersByEmails } from '../../../db/models/code/contents.js';
+import { maxBlobContentSize, openRepoGit } from '../../../db/models/code/contents.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
+import { loadCommitViews } from '../../../db/views/commits.js';
 import type { Deps } from '../../deps.js';
-import { pageOf, paged } from '../../http/pagination.js';
-import { ok, route, type Context, type Reply } from '../../http/route.js';
-import { loadRepo, type LoadedRepo } from '../../context/repo.js';
+import { paged, type Page } from '../../http/pagination.js';
+import { ok, route } from '../../http/route.js';
+import type { LoadedRepo } from '../../context/repo.js';
 import {
   renderAnnotatedTag,
   renderBlob,
@@ -19,19 +20,18 @@ import {
   renderTree,
   repoLinks,
   type ApiCommit,
+  type ApiReference,
   type RepoLinks,
 } from '../../render/git.js';
 
-/** A repository the caller may read, its git directory and the links its objects render with. */
+/** A repository's git directory and the links its objects render with. */
 export interface GitView {
-  loaded: LoadedRepo;
   reader: GitReader;
   links: RepoLinks;
 }
 
-export async function loadGitView(deps: Deps, ctx: Context<unknown, unknown>): Promise<GitView> {
-  const loaded = await loadRepo(deps, ctx.caller, ctx.params.owner, ctx.params.repo);
-  return { loaded, reader: openRepoGit(deps.git, loaded.repo), links: repoLinks(deps.config.rootUrl, loaded.owner.name, loaded.repo.name) };
+export function openGitView(deps: Deps, { repo, owner }: LoadedRepo): GitView {
+  return { reader: openRepoGit(deps.git, repo), links: repoLinks(deps.config.rootUrl, owner.name, repo.name) };
 }
 
 /** Gitea's query booleans that default to true: absent or empty is true, otherwise strconv.ParseBool. */
@@ -54,39 +54,29 @@ export function commitOptionsOf(query: { stat?: string; files?: string; verifica
   return { stat: flagOf(query.stat), files: flagOf(query.files), verification: flagOf(query.verification) };
 }
 
-/** Commits as Gitea renders lists of them: one look-up of accounts and two git processes for all the diffs. */
+/** Commits as Gitea renders lists of them. */
 export async function renderCommits(deps: Deps, view: GitView, viewer: UserRow | null, commits: CommitObject[], options: CommitOptions): Promise<ApiCommit[]> {
-  const wantChanges = options.stat || options.files;
-  const [changes, users] = await Promise.all([
-    wantChanges ? view.reader.changesOf(commits.map((c) => c.oid), { stats: options.stat, files: options.files }) : new Map(),
-    usersByEmails(deps.db, commits.flatMap((c) => [c.author.email, c.committer.email])),
-  ]);
-  const rendering = { links: view.links, users, viewer, render: deps.config, verification: options.verification };
-  return commits.map((commit) => {
-    const found = changes.get(commit.oid);
-    return renderCommit(commit, { stats: options.stat ? found : undefined, files: options.files ? found : undefined }, rendering);
-  });
+  const views = await loadCommitViews(deps.db, view.reader, commits, { stats: options.stat, files: options.files });
+  const rendering = { links: view.links, viewer, render: deps.config, verification: options.verification };
+  return views.map((commit) => renderCommit(commit, rendering));
 }
 
 /** Gitea's getGitRefsInternal: refs starting with the filter; one exact match is answered as an object. */
-async function listGitRefs(deps: Deps, ctx: Context<unknown, unknown>, filter: string): Promise<Reply> {
-  const view = await loadGitView(deps, ctx);
+async function listGitRefs(view: GitView, filter: string): Promise<ApiReference | ApiReference[]> {
   const prefix = filter ? `refs/${filter}` : '';
   const refs = await view.reader.listRefs(prefix);
   if (refs.length === 0) throw notFound();
   const rendered = refs.map((ref) => renderReference(view.links, ref));
-  return ok(rendered.length === 1 && rendered[0].ref === prefix ? rendered[0] : rendered);
+  return rendered.length === 1 && rendered[0].ref === prefix ? rendered[0] : rendered;
 }
 
 const commitQuery = z.object({ stat: z.string().optional(), verification: z.string().optional(), files: z.string().optional() });
-type CommitQuery = z.infer<typeof commitQuery>;
 
 const treeQuery = z.object({
   recursive: z.string().optional(),
   page: z.coerce.number().int().optional(),
   per_page: z.coerce.number().int().optional(),
 });
-type TreeQuery = z.infer<typeof treeQuery>;
 
 const commitsQuery = z.object({
   sha: z.string().optional(),
@@ -96,13 +86,11 @@ const commitsQuery = z.object({
   files: z.string().optional(),
   not: z.string().optional(),
 });
-type CommitsQuery = z.infer<typeof commitsQuery> & { page?: number; limit?: number };
 
 /** Gitea's setting.Git.CommitsRangeSize: the page size of a history filtered by path, and the largest page. */
 const commitsRangeSize = 50;
 /** Gitea's API.DefaultGitTreesPerPage. */
 const treesPerPage = 1000;
-
 
 function assertRevision(rev: string, status: 400 | 422): void {
   if (isValidRefPattern(rev)) return;
@@ -111,36 +99,40 @@ function assertRevision(rev: string, status: 400 | 422): void {
 }
 
 /** The commit HEAD names: the branch the repository serves by default. */
-async function headCommit(view: GitView): Promise<CommitObject | null> {
-  return (await view.reader.resolveCommit('HEAD')) ?? view.reader.resolveCommit(view.loaded.repo.default_branch);
+async function headCommit(view: GitView, defaultBranch: string): Promise<CommitObject | null> {
+  return (await view.reader.resolveCommit('HEAD')) ?? view.reader.resolveCommit(defaultBranch);
 }
+
+/** A history filtered by path comes in pages of Gitea's CommitsRangeSize, whatever the limit asked. */
+const historyPage = (page: Page, path: string | undefined): Page =>
+  path ? { page: page.page, limit: commitsRangeSize, offset: (page.page - 1) * commitsRangeSize } : page;
 
 export const gitDataRoutes = [
   route({
     method: 'get', path: '/repos/{owner}/{repo}/git/refs', operationId: 'repoListAllGitRefs', summary: "Get specified ref or filtered repository's refs",
-    tag: 'repository', scope: 'read:repository', responses: { 200: 'ReferenceList', 404: 'notFound' },
-    handle: (ctx) => listGitRefs(ctx.deps, ctx, ''),
+    tag: 'repository', scope: 'read:repository', repo: {}, responses: { 200: 'ReferenceList', 404: 'notFound' },
+    handle: async ({ deps, repo }) => ok(await listGitRefs(openGitView(deps, repo), '')),
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/git/refs/{ref}', rest: 'ref', operationId: 'repoListGitRefs', summary: "Get specified ref or filtered repository's refs",
-    tag: 'repository', scope: 'read:repository', responses: { 200: 'ReferenceList', 404: 'notFound' },
-    handle: (ctx) => listGitRefs(ctx.deps, ctx, ctx.params.ref),
+    tag: 'repository', scope: 'read:repository', repo: {}, responses: { 200: 'ReferenceList', 404: 'notFound' },
+    handle: async ({ deps, repo, params }) => ok(await listGitRefs(openGitView(deps, repo), params.ref)),
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/git/trees/{sha}', operationId: 'GetTree', summary: 'Gets the tree of a repository.',
-    tag: 'repository', scope: 'read:repository', query: treeQuery, responses: { 200: 'GitTreeResponse', 400: 'error', 404: 'notFound' },
-    handle: async (ctx) => {
-      const { sha } = ctx.params;
+    tag: 'repository', scope: 'read:repository', repo: {}, query: treeQuery, responses: { 200: 'GitTreeResponse', 400: 'error', 404: 'notFound' },
+    handle: async ({ deps, repo, params, query }) => {
+      const { sha } = params;
       assertRevision(sha, 400);
-      const view = await loadGitView(ctx.deps, ctx);
+      const view = openGitView(deps, repo);
       const oid = await view.reader.objects.resolve(sha);
       const found = oid ? await view.reader.objects.peel(oid) : null;
       if (!found) throw notFound(`sha not found [${sha}]`);
       const tree = found.type === 'commit' ? (await view.reader.objects.readCommit(found.oid))?.tree : found.type === 'tree' ? found.oid : null;
       if (!tree) throw badRequest(`sha not found [${sha}]: not a tree or commit`);
-      const entries = await view.reader.listTree(tree, { recursive: boolOf(ctx.query.recursive) });
-      const perPage = !ctx.query.per_page || ctx.query.per_page <= 0 || ctx.query.per_page > treesPerPage ? treesPerPage : ctx.query.per_page;
-      const page = Math.max(ctx.query.page ?? 1, 1);
+      const entries = await view.reader.listTree(tree, { recursive: boolOf(query.recursive) });
+      const perPage = !query.per_page || query.per_page <= 0 || query.per_page > treesPerPage ? treesPerPage : query.per_page;
+      const page = Math.max(query.page ?? 1, 1);
       const start = perPage * (page - 1);
       const inRange = start < entries.length;
       const end = Math.min(start + perPage, entries.length);
@@ -152,10 +144,9 @@ export const gitDataRoutes = [
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/git/blobs/{sha}', operationId: 'GetBlob', summary: 'Gets the blob of a repository.',
-    tag: 'repository', scope: 'read:repository', responses: { 200: 'GitBlobResponse', 400: 'error', 404: 'notFound' },
-    handle: async (ctx) => {
-      const view = await loadGitView(ctx.deps, ctx);
-      const { sha } = ctx.params;
+    tag: 'repository', scope: 'read:repository', repo: {}, responses: { 200: 'GitBlobResponse', 400: 'error', 404: 'notFound' },
+    handle: async ({ deps, repo, params: { sha } }) => {
+      const view = openGitView(deps, repo);
       if (!isFullOid(sha, view.reader.format)) throw badRequest(`invalid blob sha: ${sha}`);
       const blob = await view.reader.readBlob(sha);
       if (!blob) throw notFound(`blob not found [${sha}]`);
@@ -164,11 +155,10 @@ export const gitDataRoutes = [
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/git/commits/{sha}.{diffType}', operationId: 'repoDownloadCommitDiffOrPatch',
-    summary: "Get a commit's diff or patch", tag: 'repository', scope: 'read:repository', responses: { 200: 'string', 404: 'notFound' },
-    handle: async (ctx) => {
-      const { sha, diffType } = ctx.params;
+    summary: "Get a commit's diff or patch", tag: 'repository', scope: 'read:repository', repo: {}, responses: { 200: 'string', 404: 'notFound' },
+    handle: async ({ deps, repo, params: { sha, diffType } }) => {
       if (diffType !== 'diff' && diffType !== 'patch') throw notFound();
-      const view = await loadGitView(ctx.deps, ctx);
+      const view = openGitView(deps, repo);
       const commit = isValidRefPattern(sha) ? await view.reader.resolveCommit(sha) : null;
       if (!commit) throw notFound(`commit not found [${sha}]`);
       return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, content: view.reader.rawDiff(commit, diffType) };
@@ -176,42 +166,42 @@ export const gitDataRoutes = [
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/git/commits/{sha}', operationId: 'repoGetSingleCommit', summary: 'Get a single commit from a repository',
-    tag: 'repository', scope: 'read:repository', query: commitQuery, responses: { 200: 'Commit', 404: 'notFound', 422: 'validationError' },
-    handle: async (ctx) => {
-      assertRevision(ctx.params.sha, 422);
-      const view = await loadGitView(ctx.deps, ctx);
-      const commit = await view.reader.resolveCommit(ctx.params.sha);
-      if (!commit) throw notFound(`commit not found [${ctx.params.sha}]`);
-      const [rendered] = await renderCommits(ctx.deps, view, ctx.caller.user, [commit], commitOptionsOf(ctx.query));
+    tag: 'repository', scope: 'read:repository', repo: {}, query: commitQuery, responses: { 200: 'Commit', 404: 'notFound', 422: 'validationError' },
+    handle: async ({ deps, repo, doer, params: { sha }, query }) => {
+      assertRevision(sha, 422);
+      const view = openGitView(deps, repo);
+      const commit = await view.reader.resolveCommit(sha);
+      if (!commit) throw notFound(`commit not found [${sha}]`);
+      const [rendered] = await renderCommits(deps, view, doer, [commit], commitOptionsOf(query));
       return ok(rendered);
     },
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/git/notes/{sha}', operationId: 'repoGetNote',
-    summary: 'Get a note corresponding to a single commit from a repository', tag: 'repository', scope: 'read:repository', query: commitQuery,
+    summary: 'Get a note corresponding to a single commit from a repository', tag: 'repository', scope: 'read:repository', repo: {}, query: commitQuery,
     responses: { 200: 'Note', 404: 'notFound', 422: 'validationError' },
-    handle: async (ctx) => {
-      assertRevision(ctx.params.sha, 422);
-      const view = await loadGitView(ctx.deps, ctx);
-      const commit = await view.reader.resolveCommit(ctx.params.sha);
-      if (!commit) throw notFound(`commit not found [${ctx.params.sha}]`);
+    handle: async ({ deps, repo, doer, params: { sha }, query }) => {
+      assertRevision(sha, 422);
+      const view = openGitView(deps, repo);
+      const commit = await view.reader.resolveCommit(sha);
+      if (!commit) throw notFound(`commit not found [${sha}]`);
       const note = await view.reader.readNote(commit.oid);
-      if (!note) throw notFound(`note not found [${ctx.params.sha}]`);
-      const [rendered] = await renderCommits(ctx.deps, view, ctx.caller.user, [note.commit], { ...commitOptionsOf(ctx.query), stat: true });
+      if (!note) throw notFound(`note not found [${sha}]`);
+      const [rendered] = await renderCommits(deps, view, doer, [note.commit], { ...commitOptionsOf(query), stat: true });
       return ok(renderNote(note.message, rendered));
     },
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/git/tags/{sha}', operationId: 'GetAnnotatedTag',
-    summary: 'Gets the tag object of an annotated tag (not lightweight tags)', tag: 'repository', scope: 'read:repository',
+    summary: 'Gets the tag object of an annotated tag (not lightweight tags)', tag: 'repository', scope: 'read:repository', repo: {},
     responses: { 200: 'AnnotatedTag', 400: 'error', 404: 'notFound' },
-    handle: async (ctx) => {
-      assertRevision(ctx.params.sha, 400);
-      const view = await loadGitView(ctx.deps, ctx);
-      const oid = await view.reader.objects.resolve(ctx.params.sha);
-      if (!oid) throw notFound(`tag not found [${ctx.params.sha}]`);
+    handle: async ({ deps, repo, params: { sha } }) => {
+      assertRevision(sha, 400);
+      const view = openGitView(deps, repo);
+      const oid = await view.reader.objects.resolve(sha);
+      if (!oid) throw notFound(`tag not found [${sha}]`);
       const tag = await view.reader.objects.readTag(oid);
-      if (!tag) throw badRequest(`${ctx.params.sha} is not an annotated tag`);
+      if (!tag) throw badRequest(`${sha} is not an annotated tag`);
       const commit = await view.reader.objects.peelToCommit(oid);
       if (!commit) throw badRequest(`tag ${tag.name} does not lead to a commit`);
       return ok(renderAnnotatedTag(view.links, tag, commit));
@@ -219,22 +209,24 @@ export const gitDataRoutes = [
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/commits', operationId: 'repoGetAllCommits', summary: 'Get a list of all commits from a repository',
-    tag: 'repository', scope: 'read:repository', query: commitsQuery, paginated: true, responses: { 200: 'CommitList', 404: 'notFound', 409: 'EmptyRepository' },
-    handle: async (ctx) => {
-      const view = await loadGitView(ctx.deps, ctx);
+    tag: 'repository', scope: 'read:repository', repo: {}, query: commitsQuery, paginated: true,
+    responses: { 200: 'CommitList', 404: 'notFound', 409: 'EmptyRepository' },
+    handle: async ({ deps, repo, doer, query, page: asked, url }) => {
+      const view = openGitView(deps, repo);
       if (!(await view.reader.hasBranches())) throw conflict('Git Repository is empty.');
-      const { sha, path, not } = ctx.query;
-      const page = pageOf({ page: ctx.query.page, limit: path ? commitsRangeSize : Math.min(ctx.query.limit ?? 0, commitsRangeSize) });
+      const { sha, path, not } = query;
+      const page = historyPage(asked, path);
+      const defaultBranch = repo.repo.default_branch;
       const notOid = not ? await view.reader.objects.resolve(not) : null;
       if (not && !notOid) throw notFound(`revision not found [${not}]`);
-      const base = sha ? await view.reader.resolveCommit(sha) : path ? await view.reader.resolveCommit(view.loaded.repo.default_branch) : await headCommit(view);
-      if (!base) throw notFound(`revision not found [${sha ?? view.loaded.repo.default_branch}]`);
-      const query = { rev: base.oid, not: notOid ?? undefined, path: path || undefined };
-      const total = await view.reader.count(query);
+      const base = sha ? await view.reader.resolveCommit(sha) : path ? await view.reader.resolveCommit(defaultBranch) : await headCommit(view, defaultBranch);
+      if (!base) throw notFound(`revision not found [${sha ?? defaultBranch}]`);
+      const range = { rev: base.oid, not: notOid ?? undefined, path: path || undefined };
+      const total = await view.reader.count(range);
       if (path && total === 0) throw notFound(`no commits touch ${path}`);
-      const ids = await view.reader.log({ ...query, skip: page.offset, max: page.limit });
-      const commits = await renderCommits(ctx.deps, view, ctx.caller.user, await view.reader.objects.readCommits(ids), commitOptionsOf(ctx.query));
-      const reply = paged(commits, total, page, ctx.url);
+      const ids = await view.reader.log({ ...range, skip: page.offset, max: page.limit });
+      const commits = await renderCommits(deps, view, doer, await view.reader.objects.readCommits(ids), commitOptionsOf(query));
+      const reply = paged(commits, total, page, url);
       const pageCount = Math.ceil(total / page.limit);
       reply.headers = {
         ...reply.headers,
@@ -247,12 +239,12 @@ export const gitDataRoutes = [
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/compare/{basehead}', rest: 'basehead', operationId: 'repoCompareDiff',
-    summary: 'Get commit comparison information', tag: 'repository', scope: 'read:repository', query: commitQuery,
+    summary: 'Get commit comparison information', tag: 'repository', scope: 'read:repository', repo: {}, query: commitQuery,
     responses: { 200: 'Compare', 404: 'notFound' },
-    handle: async (ctx) => {
-      const view = await loadGitView(ctx.deps, ctx);
-      const { repo, owner } = view.loaded;
-      const spec = ctx.params.basehead;
+    handle: async ({ deps, repo: loaded, doer, params, query }) => {
+      const view = openGitView(deps, loaded);
+      const { repo, owner } = loaded;
+      const spec = params.basehead;
       let [base, head] = spec.includes('...') ? spec.split('...', 2) : spec.includes('..') ? spec.split('..', 2) : [repo.default_branch, spec];
       // `owner:branch` names a branch of this repository; comparisons across forks are not served.
       const own = (side: string): string => {
@@ -271,8 +263,8 @@ export const gitDataRoutes = [
       if (!headCommitFound) throw notFound(`head not found [${head}]`);
       const mergeBase = (await view.reader.mergeBase(baseCommit.oid, headCommitFound.oid)) ?? baseCommit.oid;
       const ids = await view.reader.log({ rev: headCommitFound.oid, not: mergeBase });
-      const options = { ...commitOptionsOf(ctx.query), stat: true };
-      return ok(renderCompare(await renderCommits(ctx.deps, view, ctx.caller.user, await view.reader.objects.readCommits(ids), options)));
+      const options = { ...commitOptionsOf(query), stat: true };
+      return ok(renderCompare(await renderCommits(deps, view, doer, await view.reader.objects.readCommits(ids), options)));
     },
   }),
 ];

@@ -1,0 +1,57 @@
+import type { Queryable } from '../data-source.js';
+import type { GitStore } from '../git-store.js';
+import {
+  canUserMerge, canUserPush, effectiveProtection, listProtections, whitelistedTeamIds, type ProtectionRow,
+} from '../models/code/branch-protection.js';
+import { readHeads, userNamesByEmail, type CommitFieldsCache, type HeadCommit } from '../models/code/branches.js';
+import { accessModes } from '../models/repos/repo-row.js';
+import type { UserRow } from '../models/users/user-row.js';
+import type { RepoView } from './repo.js';
+
+/** Everything a branch's JSON needs: its head, the rule that governs it and what the viewer may do. */
+export interface BranchView {
+  head: HeadCommit;
+  rule: ProtectionRow | null;
+  canPush: boolean;
+  canMerge: boolean;
+  /** Only repository administrators are told which rule applies. */
+  showRuleName: boolean;
+  /** Site users by (lower-cased) commit e-mail address. */
+  usernames: Map<string, string>;
+}
+
+/** Where branch heads are read: the repositories on disk and the cache of commit fields. */
+export interface BranchGit {
+  git: GitStore;
+  commits: CommitFieldsCache;
+}
+
+/**
+ * The named branches as git has them now (missing ones left out), in the order asked, with what the viewer (whose
+ * mode `repo.mode` is) may do under the repository's protection rules (read here unless the caller already has them).
+ */
+export async function loadBranchViews(
+  db: Queryable, { git, commits }: BranchGit, { repo, mode }: RepoView, viewer: UserRow | null, names: string[], protections?: ProtectionRow[],
+): Promise<BranchView[]> {
+  if (names.length === 0) return [];
+  const [heads, rules] = await Promise.all([
+    readHeads(git.pathOf(repo.owner_name, repo.name), names, commits),
+    protections ?? listProtections(db, repo.id),
+  ]);
+  const [usernames, teamIds] = await Promise.all([
+    userNamesByEmail(db, heads.flatMap((h) => [h.authorEmail, h.committerEmail])),
+    whitelistedTeamIds(db, viewer, rules),
+  ]);
+  const byName = new Map(heads.map((h) => [h.branch, h]));
+  const writer = viewer !== null && mode >= accessModes.write;
+  return names.flatMap((name) => {
+    const head = byName.get(name);
+    if (!head) return [];
+    const rule = effectiveProtection(rules, name);
+    return [{
+      head, rule, usernames, showRuleName: mode >= accessModes.admin,
+      canPush: rule ? canUserPush(rule, viewer, mode, teamIds) : writer,
+      canMerge: rule ? canUserMerge(rule, viewer, mode, teamIds) : writer,
+    }];
+  });
+}
