@@ -29,8 +29,9 @@ const searchQuery = z.object({
   sort: z.string().optional(),
   order: z.string().optional(),
 });
+
 /** Gitea's query parameters as the search's options; private repositories only for a caller who does not opt out. */
-function searchOf(query: z.output<typeof searchQuery>, viewer: UserRow | null, page: Page): RepoSearch {
+function buildRepoSearch(query: z.output<typeof searchQuery>, viewer: UserRow | null, page: Page): RepoSearch {
   return {
     keyword: query.q?.trim() || undefined,
     topicOnly: query.topic,
@@ -57,7 +58,7 @@ export const repoSearchRoutes = [
     method: 'get', path: '/repos/search', operationId: 'repoSearch', summary: 'Search for repositories', tag: 'repository',
     scope: 'read:repository', paginated: true, query: searchQuery, responses: { 200: 'SearchResults', 422: 'validationError' },
     handle: async ({ deps, doer, query, page, list }) => {
-      const { repos, total } = await searchRepositories(deps.db, doer, searchOf(query, doer, page));
+      const { repos, total } = await searchRepositories(deps.db, doer, buildRepoSearch(query, doer, page));
       return { ...list([], total), body: { ok: true, data: await renderRepos(deps, repos, doer) } };
     },
   }),

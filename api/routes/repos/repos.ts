@@ -7,7 +7,7 @@ import type { UserRow } from '../../../db/models/users/user-row.js';
 import { loadUser } from '../../context/user.js';
 import { renderRepos } from '../../context/repo.js';
 import { loadRepoView } from '../../../db/views/repo.js';
-import { created, noContent, ok, route } from '../../http/route.js';
+import { created, noContent, ok, route, type Reply } from '../../http/route.js';
 import { renderRepository } from '../../render/repository.js';
 import type { Deps } from '../../deps.js';
 
@@ -51,7 +51,7 @@ const editRepoBody = z.object({
 });
 
 /** The creation shared by /user/repos, /admin/users/{username}/repos and (with organizations) /orgs/{org}/repos. */
-export async function createAndRender(deps: Deps, owner: UserRow, doer: UserRow, body: z.infer<typeof createRepoBody>) {
+export async function createAndRender(deps: Deps, owner: UserRow, doer: UserRow, body: z.infer<typeof createRepoBody>): Promise<Reply> {
   const repo = await inTx(deps, (tx) => createRepository(tx, deps, owner, doer, body));
   return created(renderRepository(await loadRepoView(deps.db, repo, doer), doer, deps.config));
 }
