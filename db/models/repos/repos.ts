@@ -47,6 +47,10 @@ export async function findRepoById(db: Queryable, id: number): Promise<RepoRow |
   return row ?? null;
 }
 
+export function findReposByIds(db: Queryable, ids: number[]): Promise<RepoRow[]> {
+  return db.query<RepoRow>('SELECT * FROM repository WHERE id = ANY($1::bigint[])', [ids]);
+}
+
 /** A renamed repository's old name still leads to it. */
 export async function findRedirect(db: Queryable, ownerName: string, repoName: string): Promise<RepoRow | null> {
   const [row] = await db.query<RepoRow>(
