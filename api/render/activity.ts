@@ -1,6 +1,6 @@
-import { feedKinds, type FeedEntry } from '../../db/models/activity/activity-feeds.js';
+import { feedKinds } from '../../db/models/activity/activity-feeds.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
-import type { RepoView } from '../../db/views/repo.js';
+import type { FeedView } from '../../db/views/feeds.js';
 import { renderRepository, type ApiRepository } from './repository.js';
 import { iso } from './time.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';
@@ -22,8 +22,8 @@ export interface ApiActivity {
   created: string;
 }
 
-/** One feed entry of the repository `view`; `user_id` is the repository's owner, whose feed holds it. */
-export function renderActivity(entry: FeedEntry, view: RepoView, viewer: UserRow | null, ctx: RenderContext): ApiActivity {
+/** One feed entry with its repository; `user_id` is the repository's owner, whose feed holds it. */
+export function renderActivity({ entry, repo: view }: FeedView, viewer: UserRow | null, ctx: RenderContext): ApiActivity {
   const reading = feedKinds[entry.kind];
   return {
     id: entry.id,

@@ -100,7 +100,7 @@ export function renderRepoTransfer(transfer: RepoTransferView, ctx: RenderContex
   return {
     doer: renderUser(transfer.doer, null, ctx),
     recipient: renderUser(transfer.recipient, null, ctx),
-    teams: transfer.teams.map((team) => renderTeam(team, null, null, ctx)),
+    teams: transfer.teams.map((team) => renderTeam({ team, org: null }, null, ctx)),
   };
 }
 

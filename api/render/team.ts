@@ -1,7 +1,7 @@
-import type { OrgRow } from '../../db/models/orgs/orgs.js';
 import { accessModes } from '../../db/models/repos/repo-row.js';
-import { accessModeNames, unitKeys, type TeamView } from '../../db/models/orgs/teams.js';
+import { accessModeNames, unitKeys } from '../../db/models/orgs/teams.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
+import type { TeamWithOrg } from '../../db/views/teams.js';
 import { renderOrganization, type ApiOrganization } from './org.js';
 import type { RenderContext } from './user.js';
 
@@ -22,7 +22,7 @@ export interface ApiTeam {
  * Shapes a team as Gitea's ToTeam does: admin and owner teams hold every unit at their own mode; `org` fills
  * `organization` where Gitea loads it (single teams, the caller's teams) and is null in an organization's team list.
  */
-export function renderTeam(team: TeamView, org: OrgRow | null, viewer: UserRow | null, ctx: RenderContext): ApiTeam {
+export function renderTeam({ team, org }: TeamWithOrg, viewer: UserRow | null, ctx: RenderContext): ApiTeam {
   const admin = team.authorize >= accessModes.admin;
   const units = admin ? [...unitKeys] : unitKeys.filter((unit) => team.units[unit] !== undefined);
   return {

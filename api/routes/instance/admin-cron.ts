@@ -1,5 +1,4 @@
 import { listCronTasks, runCronTask } from '../../../db/models/instance/cron-tasks.js';
-import { pageOf, paged } from '../../http/pagination.js';
 import { noContent, route } from '../../http/route.js';
 import { renderCron } from '../../render/cron.js';
 
@@ -7,11 +6,9 @@ export const adminCronRoutes = [
   route({
     method: 'get', path: '/admin/cron', operationId: 'adminCronList', summary: 'List cron tasks', tag: 'admin',
     scope: 'read:admin', admin: true, paginated: true, responses: { 200: 'CronList', 403: 'forbidden' },
-    handle: async (ctx) => {
-      const tasks = await listCronTasks(ctx.deps.boss, ctx.deps.db);
-      const page = pageOf(ctx.query);
-      const url = ctx.url;
-      return paged(tasks.slice(page.offset, page.offset + page.limit).map(renderCron), tasks.length, page, url);
+    handle: async ({ deps, page, list }) => {
+      const tasks = await listCronTasks(deps.boss, deps.db);
+      return list(tasks.slice(page.offset, page.offset + page.limit).map(renderCron), tasks.length);
     },
   }),
   route({

@@ -1,27 +1,26 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
 import { forbidden, HttpError, invalid, notFound } from '../../../db/errors.js';
-import { accessModeOf } from '../../../db/models/access.js';
-import { findOrgsByIds, isOrgMember, isOrgOwner, listOrgFeed, type OrgRow } from '../../../db/models/orgs/orgs.js';
+import { accessModeOf, mayChangeRepoTeams } from '../../../db/models/access.js';
+import { listOrgFeed, type OrgRow } from '../../../db/models/orgs/orgs.js';
 import { findRepo } from '../../../db/models/repos/repos.js';
 import { accessModes } from '../../../db/models/repos/repo-row.js';
 import {
-  addTeamMember, addTeamRepo, createTeam, deleteTeam, editTeam, findTeam, findTeamByName, isTeamMember, listTeamMembers,
+  addTeamMember, addTeamRepo, createTeam, deleteTeam, editTeam, findTeamByName, isTeamMember, listTeamMembers,
   listTeamRepos, listTeams, removeTeamMember, removeTeamRepo, teamHasRepo, type TeamFilter, type TeamView,
 } from '../../../db/models/orgs/teams.js';
 import { getIndividualByName } from '../../../db/models/users/users.js';
 import { userTypes, type UserRow } from '../../../db/models/users/user-row.js';
-import type { Caller } from '../../auth/caller.js';
 import type { Deps } from '../../deps.js';
-import { pageOf, paged } from '../../http/pagination.js';
-import { created, noContent, ok, route, type Context, type Reply } from '../../http/route.js';
-import { doerOf } from '../../context/user.js';
+import { created, noContent, ok, route } from '../../http/route.js';
 import { renderRepository } from '../../render/repository.js';
 import { renderTeam, type ApiTeam } from '../../render/team.js';
 import { renderUser } from '../../render/user.js';
-import { type LoadedRepo, loadRepo, renderRepos, requireMode } from '../../context/repo.js';
+import { type LoadedRepo, renderRepos } from '../../context/repo.js';
+import { requireOrgOwner } from '../../context/org.js';
 import { loadRepoView } from '../../../db/views/repo.js';
-import { loadOrg, renderFeed, requireOrgMember, requireOrgOwner } from './orgs.js';
+import { loadTeamView, loadTeamViews } from '../../../db/views/teams.js';
+import { renderFeed } from '../activity/activity-feeds.js';
 
 const unitsMap = z.record(z.string(), z.string());
 const teamFields = {
@@ -40,47 +39,12 @@ const searchQuery = z.object({
 });
 const feedQuery = z.object({ date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date: YYYY-MM-DD').optional() });
 
-type PageQuery = { page?: number; limit?: number };
-
-/**
- * The teams of a list rendered in one pass: `withOrg` fills `organization` (as Gitea does for the caller's
- * teams and single teams) from one query for all the teams' organizations.
- */
 async function renderTeams(deps: Deps, teams: TeamView[], viewer: UserRow | null, withOrg: boolean): Promise<ApiTeam[]> {
-  const orgs = withOrg ? await findOrgsByIds(deps.db, [...new Set(teams.map((team) => team.org_id))]) : [];
-  const byId = new Map<number, OrgRow>(orgs.map((org) => [org.id, org]));
-  return teams.map((team) => renderTeam(team, byId.get(team.org_id) ?? null, viewer, deps.config));
+  return (await loadTeamViews(deps.db, teams, withOrg)).map((view) => renderTeam(view, viewer, deps.config));
 }
 
-async function teamList(ctx: Context<unknown, PageQuery>, filter: TeamFilter, withOrg: boolean): Promise<Reply> {
-  const page = pageOf(ctx.query);
-  const { teams, total } = await listTeams(ctx.deps.db, filter, page);
-  return paged(await renderTeams(ctx.deps, teams, ctx.caller.user, withOrg), total, page, ctx.url);
-}
-
-async function oneTeam(deps: Deps, team: TeamView, viewer: UserRow | null): Promise<ApiTeam> {
-  const [rendered] = await renderTeams(deps, [team], viewer, true);
-  return rendered;
-}
-
-/**
- * The team a path names, as Gitea's orgAssignment + reqTeamMembership: administrators, organization owners and
- * the team's members pass; other members of the organization get a 403, everyone else a 404.
- */
-async function loadTeam(deps: Deps, caller: Caller, id: string): Promise<TeamView> {
-  const team = /^\d+$/.test(id) ? await findTeam(deps.db, Number(id)) : null;
-  if (!team) throw notFound(`team ${id} does not exist`);
-  const doer = doerOf(caller);
-  if (doer.is_admin || (await isOrgOwner(deps.db, team.org_id, doer.id)) || (await isTeamMember(deps.db, team.id, doer.id))) return team;
-  if (await isOrgMember(deps.db, team.org_id, doer.id)) throw forbidden('Must be a team member');
-  throw notFound(`team ${id} does not exist`);
-}
-
-/** reqOrgOwnership in a team's path: a team member who is not an owner gets a 404, as in Gitea. */
-async function requireTeamOwner(deps: Deps, caller: Caller, team: TeamView): Promise<UserRow> {
-  const doer = doerOf(caller);
-  if (!doer.is_admin && !(await isOrgOwner(deps.db, team.org_id, doer.id))) throw notFound();
-  return doer;
+async function renderOneTeam(deps: Deps, team: TeamView, viewer: UserRow | null): Promise<ApiTeam> {
+  return renderTeam(await loadTeamView(deps.db, team), viewer, deps.config);
 }
 
 /** A repository of the team's organization, named by /teams/{id}/repos/{org}/{repo}. */
@@ -90,18 +54,16 @@ async function loadTeamRepo(deps: Deps, team: TeamView, orgName: string, repoNam
   return repo;
 }
 
-/** Changing which teams a repository has: only for organization repositories, by owners (or admins when the organization allows). */
-async function loadRepoTeam(deps: Deps, caller: Caller, params: Record<string, string>, change: boolean): Promise<{ loaded: LoadedRepo; team: TeamView }> {
-  const loaded = await loadRepo(deps, caller, params.owner, params.repo);
-  if (change) requireMode(loaded, accessModes.admin);
-  if (loaded.owner.type !== userTypes.organization) throw new HttpError(405, 'repo is not owned by an organization');
-  if (change) {
-    const allowed = (loaded.owner as OrgRow).repo_admin_change_team_access || loaded.mode >= accessModes.owner || caller.user?.is_admin;
-    if (!allowed) throw forbidden('user is nor repo admin nor owner');
-  }
-  const team = await findTeamByName(deps.db, loaded.owner.id, params.team);
-  if (!team) throw notFound(`team ${params.team} does not exist`);
-  return { loaded, team };
+/** The organization owning the repository: a user's repository has no teams. */
+function repoOrgOf(repo: LoadedRepo): OrgRow {
+  if (repo.owner.type !== userTypes.organization) throw new HttpError(405, 'repo is not owned by an organization');
+  return repo.owner as OrgRow;
+}
+
+async function findRepoTeam(deps: Deps, org: OrgRow, name: string): Promise<TeamView> {
+  const team = await findTeamByName(deps.db, org.id, name);
+  if (!team) throw notFound(`team ${name} does not exist`);
+  return team;
 }
 
 const orgRead = { scope: 'read:organization', signedIn: true } as const;
@@ -110,86 +72,77 @@ const orgWrite = { scope: 'write:organization', signedIn: true } as const;
 export const teamRoutes = [
   route({
     method: 'get', path: '/orgs/{org}/teams', operationId: 'orgListTeams', summary: "List an organization's teams", tag: 'organization',
-    ...orgRead, paginated: true, responses: { 200: 'TeamList', 403: 'forbidden', 404: 'notFound' },
-    handle: async (ctx) => {
-      const org = await loadOrg(ctx.deps, ctx.caller, ctx.params.org);
-      await requireOrgMember(ctx.deps, ctx.caller, org);
-      return teamList(ctx, { orgId: org.id }, false);
+    ...orgRead, org: { role: 'member' }, paginated: true, responses: { 200: 'TeamList', 403: 'forbidden', 404: 'notFound' },
+    handle: async ({ deps, doer, org, page, list }) => {
+      const { teams, total } = await listTeams(deps.db, { orgId: org.id }, page);
+      return list(await renderTeams(deps, teams, doer, false), total);
     },
   }),
   route({
     method: 'post', path: '/orgs/{org}/teams', operationId: 'orgCreateTeam', summary: 'Create a team', tag: 'organization',
-    ...orgWrite, body: createTeamBody, responses: { 201: 'Team', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
-    handle: async ({ deps, caller, params, body }) => {
-      const org = await loadOrg(deps, caller, params.org);
-      await requireOrgMember(deps, caller, org);
-      const doer = await requireOrgOwner(deps, caller, org);
+    ...orgWrite, org: { role: 'member' }, body: createTeamBody, responses: { 201: 'Team', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
+    handle: async ({ deps, caller, doer, org, body }) => {
+      await requireOrgOwner(deps, caller, org);
       const team = await inTx(deps, (tx) => createTeam(tx, org, body, doer));
-      return created(await oneTeam(deps, team, caller.user));
+      return created(await renderOneTeam(deps, team, doer));
     },
   }),
   route({
     method: 'get', path: '/orgs/{org}/teams/search', operationId: 'teamSearch', summary: 'Search for teams within an organization', tag: 'organization',
-    ...orgRead, query: searchQuery, paginated: true, responses: { 200: 'SearchResults of a successful search', 403: 'forbidden', 404: 'notFound' },
-    handle: async (ctx) => {
-      const org = await loadOrg(ctx.deps, ctx.caller, ctx.params.org);
-      const doer = await requireOrgMember(ctx.deps, ctx.caller, org);
+    ...orgRead, org: { role: 'member' }, query: searchQuery, paginated: true,
+    responses: { 200: 'SearchResults of a successful search', 403: 'forbidden', 404: 'notFound' },
+    handle: async ({ deps, doer, org, query, page, list }) => {
       const filter: TeamFilter = {
-        orgId: org.id, keyword: ctx.query.q?.trim(), includeDesc: ctx.query.include_desc ?? true,
+        orgId: org.id, keyword: query.q?.trim(), includeDesc: query.include_desc ?? true,
         // Only administrators search all teams; everyone else searches the teams they belong to.
         memberId: doer.is_admin ? undefined : doer.id,
       };
-      const reply = await teamList(ctx, filter, false);
+      const { teams, total } = await listTeams(deps.db, filter, page);
+      const reply = list(await renderTeams(deps, teams, doer, false), total);
       return { ...reply, body: { ok: true, data: reply.body } };
     },
   }),
   route({
     method: 'get', path: '/user/teams', operationId: 'userListTeams', summary: 'List all the teams a user belongs to', tag: 'user',
     scope: 'read:user', signedIn: true, paginated: true, responses: { 200: 'TeamList' },
-    handle: (ctx) => teamList(ctx, { memberId: doerOf(ctx.caller).id }, true),
-  }),
-  route({
-    method: 'get', path: '/teams/{id}', operationId: 'orgGetTeam', summary: 'Get a team', tag: 'organization',
-    ...orgRead, responses: { 200: 'Team', 404: 'notFound' },
-    handle: async ({ deps, caller, params }) => ok(await oneTeam(deps, await loadTeam(deps, caller, params.id), caller.user)),
-  }),
-  route({
-    method: 'patch', path: '/teams/{id}', operationId: 'orgEditTeam', summary: 'Edit a team', tag: 'organization',
-    ...orgWrite, body: editTeamBody, responses: { 200: 'Team', 404: 'notFound', 422: 'validationError' },
-    handle: async ({ deps, caller, params, body }) => {
-      const team = await loadTeam(deps, caller, params.id);
-      const doer = await requireTeamOwner(deps, caller, team);
-      return ok(await oneTeam(deps, await inTx(deps, (tx) => editTeam(tx, team, body, doer)), caller.user));
+    handle: async ({ deps, doer, page, list }) => {
+      const { teams, total } = await listTeams(deps.db, { memberId: doer.id }, page);
+      return list(await renderTeams(deps, teams, doer, true), total);
     },
   }),
   route({
+    method: 'get', path: '/teams/{id}', operationId: 'orgGetTeam', summary: 'Get a team', tag: 'organization',
+    ...orgRead, ids: ['id'], team: {}, responses: { 200: 'Team', 404: 'notFound' },
+    handle: async ({ deps, doer, team }) => ok(await renderOneTeam(deps, team, doer)),
+  }),
+  route({
+    method: 'patch', path: '/teams/{id}', operationId: 'orgEditTeam', summary: 'Edit a team', tag: 'organization',
+    ...orgWrite, ids: ['id'], team: { role: 'owner' }, body: editTeamBody, responses: { 200: 'Team', 404: 'notFound', 422: 'validationError' },
+    handle: async ({ deps, doer, team, body }) => ok(await renderOneTeam(deps, await inTx(deps, (tx) => editTeam(tx, team, body, doer)), doer)),
+  }),
+  route({
     method: 'delete', path: '/teams/{id}', operationId: 'orgDeleteTeam', summary: 'Delete a team', tag: 'organization',
-    ...orgWrite, responses: { 204: 'team deleted', 404: 'notFound', 422: 'validationError' },
-    handle: async ({ deps, caller, params }) => {
-      const team = await loadTeam(deps, caller, params.id);
-      const doer = await requireTeamOwner(deps, caller, team);
+    ...orgWrite, ids: ['id'], team: { role: 'owner' }, responses: { 204: 'team deleted', 404: 'notFound', 422: 'validationError' },
+    handle: async ({ deps, doer, team }) => {
       await inTx(deps, (tx) => deleteTeam(tx, team, doer));
       return noContent();
     },
   }),
   route({
     method: 'get', path: '/teams/{id}/members', operationId: 'orgListTeamMembers', summary: "List a team's members", tag: 'organization',
-    ...orgRead, paginated: true, responses: { 200: 'UserList', 404: 'notFound' },
-    handle: async (ctx) => {
-      const team = await loadTeam(ctx.deps, ctx.caller, ctx.params.id);
-      const page = pageOf(ctx.query);
-      const { users, total } = await listTeamMembers(ctx.deps.db, team.id, page);
-      return paged(users.map((user) => renderUser(user, ctx.caller.user, ctx.deps.config)), total, page, ctx.url);
+    ...orgRead, ids: ['id'], team: {}, paginated: true, responses: { 200: 'UserList', 404: 'notFound' },
+    handle: async ({ deps, doer, team, page, list }) => {
+      const { users, total } = await listTeamMembers(deps.db, team.id, page);
+      return list(users.map((user) => renderUser(user, doer, deps.config)), total);
     },
   }),
   route({
     method: 'get', path: '/teams/{id}/members/{username}', operationId: 'orgListTeamMember', summary: 'List a particular member of team', tag: 'organization',
-    ...orgRead, responses: { 200: 'User', 404: 'notFound' },
-    handle: async ({ deps, caller, params }) => {
-      const team = await loadTeam(deps, caller, params.id);
+    ...orgRead, ids: ['id'], team: {}, responses: { 200: 'User', 404: 'notFound' },
+    handle: async ({ deps, doer, team, params }) => {
       const user = await getIndividualByName(deps.db, params.username);
       if (!(await isTeamMember(deps.db, team.id, user.id))) throw notFound();
-      return ok(renderUser(user, caller.user, deps.config));
+      return ok(renderUser(user, doer, deps.config));
     },
   }),
   ...(['put', 'delete'] as const).map((method) =>
@@ -197,10 +150,8 @@ export const teamRoutes = [
       method, path: '/teams/{id}/members/{username}',
       operationId: method === 'put' ? 'orgAddTeamMember' : 'orgRemoveTeamMember',
       summary: method === 'put' ? 'Add a team member' : 'Remove a team member', tag: 'organization',
-      ...orgWrite, responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
-      handle: async ({ deps, caller, params }) => {
-        const team = await loadTeam(deps, caller, params.id);
-        const doer = await requireTeamOwner(deps, caller, team);
+      ...orgWrite, ids: ['id'], team: { role: 'owner' }, responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
+      handle: async ({ deps, doer, team, params }) => {
         const user = await getIndividualByName(deps.db, params.username);
         await inTx(deps, (tx) => (method === 'put' ? addTeamMember(tx, team, user, doer) : removeTeamMember(tx, team, user, doer)));
         return noContent();
@@ -209,23 +160,19 @@ export const teamRoutes = [
   ),
   route({
     method: 'get', path: '/teams/{id}/repos', operationId: 'orgListTeamRepos', summary: "List a team's repos", tag: 'organization',
-    ...orgRead, paginated: true, responses: { 200: 'RepositoryList', 404: 'notFound' },
-    handle: async (ctx) => {
-      const { deps, caller } = ctx;
-      const team = await loadTeam(deps, caller, ctx.params.id);
-      const page = pageOf(ctx.query);
+    ...orgRead, ids: ['id'], team: {}, paginated: true, responses: { 200: 'RepositoryList', 404: 'notFound' },
+    handle: async ({ deps, doer, team, page, list }) => {
       const { repos, total } = await listTeamRepos(deps.db, team, page);
-      return paged(await renderRepos(deps, repos, caller.user), total, page, ctx.url);
+      return list(await renderRepos(deps, repos, doer), total);
     },
   }),
   route({
     method: 'get', path: '/teams/{id}/repos/{org}/{repo}', operationId: 'orgListTeamRepo', summary: 'List a particular repo of team', tag: 'organization',
-    ...orgRead, responses: { 200: 'Repository', 404: 'notFound' },
-    handle: async ({ deps, caller, params }) => {
-      const team = await loadTeam(deps, caller, params.id);
+    ...orgRead, ids: ['id'], team: {}, responses: { 200: 'Repository', 404: 'notFound' },
+    handle: async ({ deps, doer, team, params }) => {
       const repo = await loadTeamRepo(deps, team, params.org, params.repo);
       if (!(await teamHasRepo(deps.db, team, repo))) throw notFound();
-      return ok(renderRepository(await loadRepoView(deps.db, repo, caller.user), caller.user, deps.config));
+      return ok(renderRepository(await loadRepoView(deps.db, repo, doer), doer, deps.config));
     },
   }),
   ...(['put', 'delete'] as const).map((method) =>
@@ -233,11 +180,9 @@ export const teamRoutes = [
       method, path: '/teams/{id}/repos/{org}/{repo}',
       operationId: method === 'put' ? 'orgAddTeamRepository' : 'orgRemoveTeamRepository',
       summary: method === 'put' ? 'Add a repository to a team' : 'Remove a repository from a team', tag: 'organization',
-      ...orgWrite, responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound' },
-      handle: async ({ deps, caller, params }) => {
-        const team = await loadTeam(deps, caller, params.id);
+      ...orgWrite, ids: ['id'], team: {}, responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound' },
+      handle: async ({ deps, doer, team, params }) => {
         const repo = await loadTeamRepo(deps, team, params.org, params.repo);
-        const doer = doerOf(caller);
         if ((await accessModeOf(deps.db, doer, repo)) < accessModes.admin) throw forbidden('Must have admin-level access to the repository');
         await inTx(deps, (tx) => (method === 'put' ? addTeamRepo(tx, team, repo, doer) : removeTeamRepo(tx, team, repo, doer)));
         return noContent();
@@ -246,33 +191,29 @@ export const teamRoutes = [
   ),
   route({
     method: 'get', path: '/teams/{id}/activities/feeds', operationId: 'orgListTeamActivityFeeds', summary: "List a team's activity feeds", tag: 'organization',
-    ...orgRead, query: feedQuery, paginated: true, responses: { 200: 'ActivityFeedsList', 404: 'notFound' },
-    handle: async (ctx) => {
-      const { deps, caller } = ctx;
-      const team = await loadTeam(deps, caller, ctx.params.id);
-      const page = pageOf(ctx.query);
-      const filter = { orgId: team.org_id, teamId: team.id, includePrivate: true, day: ctx.query.date };
+    ...orgRead, ids: ['id'], team: {}, query: feedQuery, paginated: true, responses: { 200: 'ActivityFeedsList', 404: 'notFound' },
+    handle: async ({ deps, doer, team, query, page, list }) => {
+      const filter = { orgId: team.org_id, teamId: team.id, includePrivate: true, day: query.date };
       const { entries, total } = await listOrgFeed(deps.db, filter, page);
-      return paged(await renderFeed(deps, entries, caller.user), total, page, ctx.url);
+      return list(await renderFeed(deps, entries, doer), total);
     },
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/teams', operationId: 'repoListTeams', summary: "List a repository's teams", tag: 'repository',
-    scope: 'read:repository', signedIn: true, responses: { 200: 'TeamList', 404: 'notFound', 405: 'error' },
-    handle: async ({ deps, caller, params }) => {
-      const loaded = await loadRepo(deps, caller, params.owner, params.repo);
-      if (loaded.owner.type !== userTypes.organization) throw new HttpError(405, 'repo is not owned by an organization');
-      const { teams } = await listTeams(deps.db, { repoId: loaded.repo.id });
-      return ok(await renderTeams(deps, teams, caller.user, false));
+    scope: 'read:repository', signedIn: true, repo: {}, responses: { 200: 'TeamList', 404: 'notFound', 405: 'error' },
+    handle: async ({ deps, doer, repo }) => {
+      repoOrgOf(repo);
+      const { teams } = await listTeams(deps.db, { repoId: repo.repo.id });
+      return ok(await renderTeams(deps, teams, doer, false));
     },
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/teams/{team}', operationId: 'repoCheckTeam', summary: 'Check if a team is assigned to a repository', tag: 'repository',
-    scope: 'read:repository', signedIn: true, responses: { 200: 'Team', 404: 'notFound', 405: 'error' },
-    handle: async ({ deps, caller, params }) => {
-      const { loaded, team } = await loadRepoTeam(deps, caller, params, false);
-      if (!(await teamHasRepo(deps.db, team, loaded.repo))) throw notFound();
-      return ok(await oneTeam(deps, team, caller.user));
+    scope: 'read:repository', signedIn: true, repo: {}, responses: { 200: 'Team', 404: 'notFound', 405: 'error' },
+    handle: async ({ deps, doer, repo, params }) => {
+      const team = await findRepoTeam(deps, repoOrgOf(repo), params.team);
+      if (!(await teamHasRepo(deps.db, team, repo.repo))) throw notFound();
+      return ok(await renderOneTeam(deps, team, doer));
     },
   }),
   ...(['put', 'delete'] as const).map((method) =>
@@ -280,14 +221,16 @@ export const teamRoutes = [
       method, path: '/repos/{owner}/{repo}/teams/{team}',
       operationId: method === 'put' ? 'repoAddTeam' : 'repoDeleteTeam',
       summary: method === 'put' ? 'Add a team to a repository' : 'Delete a team from a repository', tag: 'repository',
-      scope: 'write:repository', signedIn: true, responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound', 405: 'error', 422: 'validationError' },
-      handle: async ({ deps, caller, params }) => {
-        const { loaded, team } = await loadRepoTeam(deps, caller, params, true);
-        const has = await teamHasRepo(deps.db, team, loaded.repo);
+      scope: 'write:repository', signedIn: true, repo: { mode: 'admin' },
+      responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound', 405: 'error', 422: 'validationError' },
+      handle: async ({ deps, doer, repo, params }) => {
+        const org = repoOrgOf(repo);
+        if (!mayChangeRepoTeams(org, repo.repoMode, doer)) throw forbidden('user is nor repo admin nor owner');
+        const team = await findRepoTeam(deps, org, params.team);
+        const has = await teamHasRepo(deps.db, team, repo.repo);
         if (method === 'put' && has) throw invalid(`team '${team.name}' is already added to repo`);
         if (method === 'delete' && !has) throw invalid(`team '${team.name}' was not added to repo`);
-        const doer = doerOf(caller);
-        await inTx(deps, (tx) => (method === 'put' ? addTeamRepo(tx, team, loaded.repo, doer) : removeTeamRepo(tx, team, loaded.repo, doer)));
+        await inTx(deps, (tx) => (method === 'put' ? addTeamRepo(tx, team, repo.repo, doer) : removeTeamRepo(tx, team, repo.repo, doer)));
         return noContent();
       },
     }),

@@ -2,7 +2,8 @@ import { pipeline } from 'node:stream/promises';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { notFound } from '../../../db/errors.js';
 import { countAttachmentDownload, findAttachmentByUuid, type AttachmentRow } from '../../../db/models/releases/attachments.js';
-import { accessModeOf } from '../../../db/models/access.js';
+import { getRelease } from '../../../db/models/releases/releases.js';
+import { accessModeOf, unitModeOf } from '../../../db/models/access.js';
 import { accessModes } from '../../../db/models/repos/repo-row.js';
 import { findRepoById } from '../../../db/models/repos/repos.js';
 import { authenticate } from '../../auth/authenticate.js';
@@ -24,10 +25,10 @@ async function assertCanDownload(deps: Deps, caller: Caller, attachment: Attachm
   const mode = await accessModeOf(deps.db, caller.user, repo);
   if (mode < accessModes.read) throw notFound();
   if (attachment.release_id !== null) {
-    const unitMode = repo.has_releases ? await accessModeOf(deps.db, caller.user, repo, 'repo.releases') : accessModes.none;
-    const releasesMode = mode >= accessModes.admin ? Math.max(mode, unitMode) : unitMode;
-    const [release] = await deps.db.query<{ is_draft: boolean }>('SELECT is_draft FROM release WHERE id = $1', [attachment.release_id]);
-    if (!release || releasesMode < accessModes.read || (release.is_draft && releasesMode < accessModes.write)) throw notFound();
+    const releasesMode = await unitModeOf(deps.db, caller.user, repo, 'repo.releases', mode);
+    if (releasesMode < accessModes.read) throw notFound();
+    const release = await getRelease(deps.db, repo.id, attachment.release_id, true);
+    if (release.is_draft && releasesMode < accessModes.write) throw notFound();
   }
 }
 

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
 import { resolveGenerateOwner, generateRepository } from '../../../db/models/repos/templates.js';
 import { created, route } from '../../http/route.js';
-import { doerOf } from '../../context/user.js';
 import { loadRepo } from '../../context/repo.js';
 import { loadRepoView } from '../../../db/views/repo.js';
 import { renderRepository } from '../../render/repository.js';
@@ -23,8 +22,7 @@ export const generateRoutes = [
     summary: 'Create a repository using a template', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: generateBody,
     responses: { 201: 'Repository', 403: 'forbidden', 404: 'notFound', 409: 'error', 422: 'validationError' },
-    handle: async ({ deps, caller, params, body }) => {
-      const doer = doerOf(caller);
+    handle: async ({ deps, caller, doer, params, body }) => {
       const template = await loadRepo(deps, caller, params.template_owner, params.template_repo);
       const owner = await resolveGenerateOwner(deps.db, doer, body.owner);
       const repo = await inTx(deps, (tx) => generateRepository(tx, deps, template.repo, owner, doer, body));

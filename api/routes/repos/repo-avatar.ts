@@ -3,8 +3,6 @@ import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
 import { badRequest } from '../../../db/errors.js';
 import { deleteRepoAvatar, readRepoAvatar, setRepoAvatar } from '../../../db/models/repos/repo-avatars.js';
-import { accessModes } from '../../../db/models/repos/repo-row.js';
-import { loadRepo, requireMode } from '../../context/repo.js';
 import { noContent, route } from '../../http/route.js';
 import type { Deps } from '../../deps.js';
 
@@ -20,23 +18,19 @@ export function decodeBase64(text: string): Buffer {
 export const repoAvatarRoutes = [
   route({
     method: 'post', path: '/repos/{owner}/{repo}/avatar', operationId: 'repoUpdateAvatar', summary: 'Update avatar', tag: 'repository',
-    scope: 'write:repository', signedIn: true, body: avatarBody,
-    responses: { 204: 'empty', 400: 'error', 404: 'notFound', 413: 'error', 422: 'validationError' },
-    handle: async ({ deps, caller, params, body }) => {
-      const loaded = await loadRepo(deps, caller, params.owner, params.repo);
-      requireMode(loaded, accessModes.admin);
+    scope: 'write:repository', signedIn: true, repo: { mode: 'admin' }, body: avatarBody,
+    responses: { 204: 'empty', 400: 'error', 413: 'error', 422: 'validationError' },
+    handle: async ({ deps, repo, body }) => {
       const image = decodeBase64(body.image);
-      await inTx(deps, (tx) => setRepoAvatar(tx, deps.config, loaded.repo, image));
+      await inTx(deps, (tx) => setRepoAvatar(tx, deps.config, repo.repo, image));
       return noContent();
     },
   }),
   route({
     method: 'delete', path: '/repos/{owner}/{repo}/avatar', operationId: 'repoDeleteAvatar', summary: 'Delete avatar', tag: 'repository',
-    scope: 'write:repository', signedIn: true, responses: { 204: 'empty', 404: 'notFound' },
-    handle: async ({ deps, caller, params }) => {
-      const loaded = await loadRepo(deps, caller, params.owner, params.repo);
-      requireMode(loaded, accessModes.admin);
-      await inTx(deps, (tx) => deleteRepoAvatar(tx, deps.config, loaded.repo));
+    scope: 'write:repository', signedIn: true, repo: { mode: 'admin' }, responses: { 204: 'empty' },
+    handle: async ({ deps, repo }) => {
+      await inTx(deps, (tx) => deleteRepoAvatar(tx, deps.config, repo.repo));
       return noContent();
     },
   }),

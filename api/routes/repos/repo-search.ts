@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { modeFilters, searchRepositories } from '../../../db/models/repos/repo-search.js';
+import { modeFilters, searchRepositories, type RepoSearch } from '../../../db/models/repos/repo-search.js';
+import type { UserRow } from '../../../db/models/users/user-row.js';
 import { renderRepos } from '../../context/repo.js';
-import { pageOf, paged } from '../../http/pagination.js';
+import type { Page } from '../../http/pagination.js';
 import { route } from '../../http/route.js';
 
 /** Go's strconv.ParseBool spellings, which Gitea's FormBool accepts. */
@@ -28,37 +29,37 @@ const searchQuery = z.object({
   sort: z.string().optional(),
   order: z.string().optional(),
 });
-type SearchQuery = z.infer<typeof searchQuery> & { page?: number; limit?: number };
+
+/** Gitea's query parameters as the search's options; private repositories only for a caller who does not opt out. */
+function buildRepoSearch(query: z.output<typeof searchQuery>, viewer: UserRow | null, page: Page): RepoSearch {
+  return {
+    keyword: query.q?.trim() || undefined,
+    topicOnly: query.topic,
+    includeDescription: query.includeDesc,
+    ownerId: query.uid,
+    ...(query.exclusive ? { collaborate: false } : {}),
+    ...modeFilters(query.mode),
+    priorityOwnerId: query.priority_owner_id,
+    teamId: query.team_id,
+    starredBy: query.starredBy,
+    includePrivate: viewer !== null && query.private !== false,
+    isPrivate: query.is_private,
+    template: query.template,
+    archived: query.archived,
+    sort: query.sort,
+    order: query.order,
+    limit: page.limit,
+    offset: page.offset,
+  };
+}
 
 export const repoSearchRoutes = [
   route({
     method: 'get', path: '/repos/search', operationId: 'repoSearch', summary: 'Search for repositories', tag: 'repository',
     scope: 'read:repository', paginated: true, query: searchQuery, responses: { 200: 'SearchResults', 422: 'validationError' },
-    handle: async (ctx) => {
-      const { query, caller, deps } = ctx;
-      const page = pageOf(query);
-      const { repos, total } = await searchRepositories(deps.db, caller.user, {
-        keyword: query.q?.trim() || undefined,
-        topicOnly: query.topic,
-        includeDescription: query.includeDesc,
-        ownerId: query.uid,
-        ...(query.exclusive ? { collaborate: false } : {}),
-        ...modeFilters(query.mode),
-        priorityOwnerId: query.priority_owner_id,
-        teamId: query.team_id,
-        starredBy: query.starredBy,
-        includePrivate: caller.user !== null && query.private !== false,
-        isPrivate: query.is_private,
-        template: query.template,
-        archived: query.archived,
-        sort: query.sort,
-        order: query.order,
-        limit: page.limit,
-        offset: page.offset,
-      });
-      const data = await renderRepos(deps, repos, caller.user);
-      const reply = paged([], total, page, ctx.url);
-      return { ...reply, body: { ok: true, data } };
+    handle: async ({ deps, doer, query, page, list }) => {
+      const { repos, total } = await searchRepositories(deps.db, doer, buildRepoSearch(query, doer, page));
+      return { ...list([], total), body: { ok: true, data: await renderRepos(deps, repos, doer) } };
     },
   }),
 ];

@@ -1,17 +1,13 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
-import { notFound } from '../../../db/errors.js';
-import { readableReposCondition } from '../../../db/models/access.js';
 import { editRepository } from '../../../db/models/repos/repo-edit.js';
-import { createRepository, deleteRepository } from '../../../db/models/repos/repos.js';
-import { accessModes, type RepoRow } from '../../../db/models/repos/repo-row.js';
+import { createRepository, deleteRepository, listOwnedRepos } from '../../../db/models/repos/repos.js';
 import { getIndividualByName } from '../../../db/models/users/users.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
-import { doerOf, loadUser } from '../../context/user.js';
-import { loadRepo, loadRepoById, renderRepos, requireMode } from '../../context/repo.js';
+import { loadUser } from '../../context/user.js';
+import { renderRepos } from '../../context/repo.js';
 import { loadRepoView } from '../../../db/views/repo.js';
-import { pageOf, paged } from '../../http/pagination.js';
-import { created, noContent, ok, route, type Context } from '../../http/route.js';
+import { created, noContent, ok, route, type Reply } from '../../http/route.js';
 import { renderRepository } from '../../render/repository.js';
 import type { Deps } from '../../deps.js';
 
@@ -55,18 +51,9 @@ const editRepoBody = z.object({
 });
 
 /** The creation shared by /user/repos, /admin/users/{username}/repos and (with organizations) /orgs/{org}/repos. */
-export async function createAndRender(deps: Deps, owner: UserRow, doer: UserRow, body: z.infer<typeof createRepoBody>) {
+export async function createAndRender(deps: Deps, owner: UserRow, doer: UserRow, body: z.infer<typeof createRepoBody>): Promise<Reply> {
   const repo = await inTx(deps, (tx) => createRepository(tx, deps, owner, doer, body));
   return created(renderRepository(await loadRepoView(deps.db, repo, doer), doer, deps.config));
-}
-
-async function listRepos(deps: Deps, ctx: Context<unknown, { page?: number; limit?: number }>, owner: UserRow, viewer: UserRow | null) {
-  const page = pageOf(ctx.query);
-  const where = `r.owner_id = $1 AND ${readableReposCondition('r', '$2')}`;
-  const params = [owner.id, viewer?.id ?? null];
-  const [{ count }] = await deps.db.query<{ count: number }>(`SELECT count(*)::int AS count FROM repository r WHERE ${where}`, params);
-  const rows = await deps.db.query<RepoRow>(`SELECT r.* FROM repository r WHERE ${where} ORDER BY r.lower_name LIMIT $3 OFFSET $4`, [...params, page.limit, page.offset]);
-  return paged(await renderRepos(deps, rows, viewer), count, page, ctx.url);
 }
 
 export const repoRoutes = [
@@ -74,56 +61,56 @@ export const repoRoutes = [
     method: 'post', path: '/user/repos', operationId: 'createCurrentUserRepo', summary: 'Create a repository', tag: 'repository',
     scope: 'write:repository', signedIn: true, body: createRepoBody,
     responses: { 201: 'Repository', 400: 'error', 403: 'forbidden', 409: 'error', 422: 'validationError' },
-    handle: async ({ deps, caller, body }) => createAndRender(deps, doerOf(caller), doerOf(caller), body),
+    handle: async ({ deps, doer, body }) => createAndRender(deps, doer, doer, body),
   }),
   route({
     method: 'post', path: '/admin/users/{username}/repos', operationId: 'adminCreateRepo', summary: 'Create a repository on behalf of a user', tag: 'admin',
     scope: 'write:admin', admin: true, body: createRepoBody,
     responses: { 201: 'Repository', 400: 'error', 403: 'forbidden', 404: 'notFound', 409: 'error', 422: 'validationError' },
-    handle: async ({ deps, caller, body, params }) => createAndRender(deps, await getIndividualByName(deps.db, params.username), doerOf(caller), body),
+    handle: async ({ deps, doer, body, params }) => createAndRender(deps, await getIndividualByName(deps.db, params.username), doer, body),
   }),
   route({
     method: 'get', path: '/user/repos', operationId: 'userCurrentListRepos', summary: 'List the repos that the authenticated user owns', tag: 'user',
     scope: 'read:repository', signedIn: true, paginated: true, responses: { 200: 'RepositoryList' },
-    handle: (ctx) => listRepos(ctx.deps, ctx as never, doerOf(ctx.caller), ctx.caller.user),
+    handle: async ({ deps, doer, page, list }) => {
+      const { repos, total } = await listOwnedRepos(deps.db, doer, doer, page);
+      return list(await renderRepos(deps, repos, doer), total);
+    },
   }),
   route({
     method: 'get', path: '/users/{username}/repos', operationId: 'userListRepos', summary: 'List the repos owned by the given user', tag: 'user',
     scope: 'read:repository', paginated: true, responses: { 200: 'RepositoryList', 404: 'notFound' },
-    handle: async (ctx) => listRepos(ctx.deps, ctx as never, await loadUser(ctx.deps, ctx.caller, ctx.params.username), ctx.caller.user),
-  }),
-  route({
-    method: 'get', path: '/repos/{owner}/{repo}', operationId: 'repoGet', summary: 'Get a repository', tag: 'repository',
-    scope: 'read:repository', responses: { 200: 'Repository', 404: 'notFound' },
-    handle: async ({ deps, caller, params }) => ok(renderRepository(await loadRepo(deps, caller, params.owner, params.repo), caller.user, deps.config)),
-  }),
-  route({
-    method: 'get', path: '/repositories/{id}', operationId: 'repoGetByID', summary: 'Get a repository by id', tag: 'repository',
-    scope: 'read:repository', responses: { 200: 'Repository', 404: 'notFound' },
-    handle: async ({ deps, caller, params }) => {
-      if (!/^\d+$/.test(params.id)) throw notFound();
-      return ok(renderRepository(await loadRepoById(deps, caller, Number(params.id)), caller.user, deps.config));
+    handle: async ({ deps, caller, doer, params, page, list }) => {
+      const owner = await loadUser(deps, caller, params.username);
+      const { repos, total } = await listOwnedRepos(deps.db, owner, doer, page);
+      return list(await renderRepos(deps, repos, doer), total);
     },
   }),
   route({
+    method: 'get', path: '/repos/{owner}/{repo}', operationId: 'repoGet', summary: 'Get a repository', tag: 'repository',
+    scope: 'read:repository', repo: {}, responses: { 200: 'Repository' },
+    handle: async ({ deps, repo, doer }) => ok(renderRepository(repo, doer, deps.config)),
+  }),
+  route({
+    method: 'get', path: '/repositories/{id}', operationId: 'repoGetByID', summary: 'Get a repository by id', tag: 'repository',
+    scope: 'read:repository', repo: {}, ids: ['id'], responses: { 200: 'Repository' },
+    handle: async ({ deps, repo, doer }) => ok(renderRepository(repo, doer, deps.config)),
+  }),
+  route({
     method: 'patch', path: '/repos/{owner}/{repo}', operationId: 'repoEdit', summary: "Edit a repository's properties. Only fields that are set will be changed.", tag: 'repository',
-    scope: 'write:repository', signedIn: true, body: editRepoBody,
-    responses: { 200: 'Repository', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
-    handle: async ({ deps, caller, params, body }) => {
-      const loaded = await loadRepo(deps, caller, params.owner, params.repo);
-      requireMode(loaded, accessModes.admin);
+    scope: 'write:repository', signedIn: true, repo: { mode: 'admin' }, body: editRepoBody,
+    responses: { 200: 'Repository', 422: 'validationError' },
+    handle: async ({ deps, repo, doer, body }) => {
       const ctx = { ...deps, minMirrorInterval: deps.config.mirror.minInterval, appUrl: deps.config.rootUrl };
-      const repo = await inTx(deps, (tx) => editRepository(tx, ctx, loaded.repo, doerOf(caller), body));
-      return ok(renderRepository(await loadRepoView(deps.db, repo, caller.user), caller.user, deps.config));
+      const edited = await inTx(deps, (tx) => editRepository(tx, ctx, repo.repo, doer, body));
+      return ok(renderRepository(await loadRepoView(deps.db, edited, doer), doer, deps.config));
     },
   }),
   route({
     method: 'delete', path: '/repos/{owner}/{repo}', operationId: 'repoDelete', summary: 'Delete a repository', tag: 'repository',
-    scope: 'write:repository', signedIn: true, responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound' },
-    handle: async ({ deps, caller, params }) => {
-      const loaded = await loadRepo(deps, caller, params.owner, params.repo);
-      requireMode(loaded, accessModes.owner);
-      await inTx(deps, (tx) => deleteRepository(tx, deps, loaded.repo, doerOf(caller)));
+    scope: 'write:repository', signedIn: true, repo: { mode: 'owner' }, responses: { 204: 'empty' },
+    handle: async ({ deps, repo, doer }) => {
+      await inTx(deps, (tx) => deleteRepository(tx, deps, repo.repo, doer));
       return noContent();
     },
   }),

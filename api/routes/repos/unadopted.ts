@@ -5,9 +5,7 @@ import { adoptRepository, deleteUnadopted, listUnadopted } from '../../../db/mod
 import { findUserByName } from '../../../db/models/users/users.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
 import type { Deps } from '../../deps.js';
-import { pageOf, paged } from '../../http/pagination.js';
 import { noContent, route } from '../../http/route.js';
-import { doerOf } from '../../context/user.js';
 
 // The description names the filter `pattern`; Gitea's handler reads `query`. Both are accepted.
 const listQuery = z.object({ pattern: z.string().optional(), query: z.string().optional() });
@@ -23,18 +21,17 @@ export const unadoptedRoutes = [
   route({
     method: 'get', path: '/admin/unadopted', operationId: 'adminUnadoptedList', summary: 'List unadopted repositories', tag: 'admin',
     scope: 'read:admin', admin: true, query: listQuery, paginated: true, responses: { 200: 'StringSlice', 403: 'forbidden' },
-    handle: async (ctx) => {
-      const page = pageOf(ctx.query);
-      const names = await listUnadopted(ctx.deps.db, ctx.deps.git, ctx.query.pattern ?? ctx.query.query ?? '');
-      return paged(names.slice(page.offset, page.offset + page.limit), names.length, page, ctx.url);
+    handle: async ({ deps, query, page, list }) => {
+      const names = await listUnadopted(deps.db, deps.git, query.pattern ?? query.query ?? '');
+      return list(names.slice(page.offset, page.offset + page.limit), names.length);
     },
   }),
   route({
     method: 'post', path: '/admin/unadopted/{owner}/{repo}', operationId: 'adminAdoptRepository', summary: 'Adopt unadopted files as a repository',
     tag: 'admin', scope: 'write:admin', admin: true, responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound' },
-    handle: async ({ deps, caller, params }) => {
+    handle: async ({ deps, doer, params }) => {
       const owner = await loadOwner(deps, params.owner);
-      await inTx(deps, (tx) => adoptRepository(tx, deps, owner, params.repo, doerOf(caller)));
+      await inTx(deps, (tx) => adoptRepository(tx, deps, owner, params.repo, doer));
       return noContent();
     },
   }),

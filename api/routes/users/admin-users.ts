@@ -4,8 +4,6 @@ import { invalid } from '../../../db/errors.js';
 import { searchAllEmails } from '../../../db/models/users/emails.js';
 import { createUser, deleteUser, editUser, getIndividualByName, renameUser, searchUsers } from '../../../db/models/users/users.js';
 import { visibilities } from '../../../db/models/users/user-row.js';
-import { doerOf } from '../../context/user.js';
-import { pageOf, paged } from '../../http/pagination.js';
 import { created, noContent, ok, route } from '../../http/route.js';
 import { renderEmail, renderUser } from '../../render/user.js';
 
@@ -54,7 +52,7 @@ export const adminUserRoutes = [
   route({
     method: 'post', path: '/admin/users', operationId: 'adminCreateUser', summary: 'Create a user', tag: 'admin',
     ...admin, body: createUserBody, responses: { 201: 'User', 400: 'error', 403: 'forbidden', 422: 'validationError' },
-    handle: async ({ body, deps, caller }) => {
+    handle: async ({ body, deps, doer }) => {
       const { send_notify, created_at, ...input } = body;
       const options = {
         passwordAlgo: deps.config.security.passwordHashAlgo,
@@ -63,39 +61,38 @@ export const adminUserRoutes = [
       const user = await inTx(deps, (tx) =>
         createUser(tx, { ...input, must_change_password: input.must_change_password ?? true, created_at: created_at ? new Date(created_at) : undefined }, options),
       );
-      return created(renderUser(user, caller.user, deps.config));
+      return created(renderUser(user, doer, deps.config));
     },
   }),
   route({
     method: 'get', path: '/admin/users', operationId: 'adminSearchUsers', summary: 'Search users according filter conditions', tag: 'admin',
     ...adminRead, query: searchQuery, paginated: true, responses: { 200: 'UserList', 403: 'forbidden' },
-    handle: async (ctx) => {
-      const page = pageOf(ctx.query);
-      const { users, total } = await searchUsers(ctx.deps.db, {
-        sourceId: ctx.query.source_id, loginName: ctx.query.login_name, visible: ['public', 'limited', 'private'], ...page,
+    handle: async ({ deps, doer, query, page, list }) => {
+      const { users, total } = await searchUsers(deps.db, {
+        sourceId: query.source_id, loginName: query.login_name, visible: ['public', 'limited', 'private'], ...page,
       });
-      return paged(users.map((u) => renderUser(u, ctx.caller.user, ctx.deps.config)), total, page, ctx.url);
+      return list(users.map((u) => renderUser(u, doer, deps.config)), total);
     },
   }),
   route({
     method: 'patch', path: '/admin/users/{username}', operationId: 'adminEditUser', summary: 'Edit an existing user', tag: 'admin',
     ...admin, body: editUserBody, responses: { 200: 'User', 400: 'error', 403: 'forbidden', 422: 'validationError' },
-    handle: async ({ body, deps, caller, params }) => {
+    handle: async ({ body, deps, doer, params }) => {
       const user = await inTx(deps, async (tx) =>
         editUser(tx, await getIndividualByName(tx, params.username), body, deps.config.security.passwordHashAlgo),
       );
-      return ok(renderUser(user, caller.user, deps.config));
+      return ok(renderUser(user, doer, deps.config));
     },
   }),
   route({
     method: 'delete', path: '/admin/users/{username}', operationId: 'adminDeleteUser', summary: 'Delete a user', tag: 'admin',
     ...admin, query: z.object({ purge: z.enum(['true', 'false']).transform((v) => v === 'true').optional() }),
     responses: { 204: 'empty', 403: 'forbidden', 404: 'notFound', 422: 'validationError' },
-    handle: async ({ deps, caller, params, query }) => {
+    handle: async ({ deps, doer, params, query }) => {
       await inTx(deps, async (tx) => {
         const user = await getIndividualByName(tx, params.username);
-        if (user.id === doerOf(caller).id) throw invalid('you cannot delete yourself');
-        await deleteUser(tx, user, { ctx: deps, doer: doerOf(caller), purge: query.purge ?? false });
+        if (user.id === doer.id) throw invalid('you cannot delete yourself');
+        await deleteUser(tx, user, { ctx: deps, doer, purge: query.purge ?? false });
       });
       return noContent();
     },
@@ -111,19 +108,17 @@ export const adminUserRoutes = [
   route({
     method: 'get', path: '/admin/emails', operationId: 'adminGetAllEmails', summary: 'List all emails', tag: 'admin',
     ...adminRead, paginated: true, responses: { 200: 'EmailList', 403: 'forbidden' },
-    handle: async (ctx) => {
-      const page = pageOf(ctx.query as { page?: number; limit?: number });
-      const { emails, total } = await searchAllEmails(ctx.deps.db, page);
-      return paged(emails.map(renderEmail), total, page, ctx.url);
+    handle: async ({ deps, page, list }) => {
+      const { emails, total } = await searchAllEmails(deps.db, page);
+      return list(emails.map(renderEmail), total);
     },
   }),
   route({
     method: 'get', path: '/admin/emails/search', operationId: 'adminSearchEmails', summary: 'Search all emails', tag: 'admin',
     ...adminRead, query: emailSearchQuery, paginated: true, responses: { 200: 'EmailList', 403: 'forbidden' },
-    handle: async (ctx) => {
-      const page = pageOf(ctx.query);
-      const { emails, total } = await searchAllEmails(ctx.deps.db, { q: ctx.query.q, ...page });
-      return paged(emails.map(renderEmail), total, page, ctx.url);
+    handle: async ({ deps, query, page, list }) => {
+      const { emails, total } = await searchAllEmails(deps.db, { q: query.q, ...page });
+      return list(emails.map(renderEmail), total);
     },
   }),
 ];

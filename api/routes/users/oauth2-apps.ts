@@ -1,9 +1,6 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
-import { notFound } from '../../../db/errors.js';
 import { createOAuth2App, deleteOAuth2App, getOAuth2App, listOAuth2Apps, updateOAuth2App } from '../../../db/models/users/oauth2-apps.js';
-import { doerOf } from '../../context/user.js';
-import { pageOf, paged } from '../../http/pagination.js';
 import { created, noContent, ok, route } from '../../http/route.js';
 import { renderOAuth2Application } from '../../render/oauth2-app.js';
 
@@ -14,11 +11,6 @@ const appBody = z.object({
 });
 type AppBody = z.infer<typeof appBody>;
 
-function appIdOf(raw: string): number {
-  if (!/^\d{1,15}$/.test(raw)) throw notFound();
-  return Number(raw);
-}
-
 const read = { scope: 'read:user', signedIn: true } as const;
 const write = { scope: 'write:user', signedIn: true } as const;
 
@@ -26,42 +18,38 @@ export const oauth2AppRoutes = [
   route({
     method: 'get', path: '/user/applications/oauth2', operationId: 'userGetOauth2Application', summary: "List the authenticated user's oauth2 applications", tag: 'user',
     ...read, paginated: true, responses: { 200: 'OAuth2ApplicationList' },
-    handle: async (ctx) => {
-      const page = pageOf(ctx.query);
-      const { apps, total } = await listOAuth2Apps(ctx.deps.db, doerOf(ctx.caller).id, page);
-      const url = ctx.url;
-      return paged(apps.map((app) => renderOAuth2Application(app)), total, page, url);
+    handle: async ({ deps, doer, page, list }) => {
+      const { apps, total } = await listOAuth2Apps(deps.db, doer.id, page);
+      return list(apps.map((app) => renderOAuth2Application(app)), total);
     },
   }),
   route({
     method: 'post', path: '/user/applications/oauth2', operationId: 'userCreateOAuth2Application', summary: 'creates a new OAuth2 application', tag: 'user',
     ...write, body: appBody, responses: { 201: 'OAuth2Application', 400: 'error', 422: 'validationError' },
-    handle: async ({ deps, caller, body }) => {
-      const { app, secret } = await inTx(deps, (tx) => createOAuth2App(tx, doerOf(caller), body));
+    handle: async ({ deps, doer, body }) => {
+      const { app, secret } = await inTx(deps, (tx) => createOAuth2App(tx, doer, body));
       return created(renderOAuth2Application(app, secret));
     },
   }),
   route({
     method: 'get', path: '/user/applications/oauth2/{id}', operationId: 'userGetOAuth2Application', summary: 'get an OAuth2 Application', tag: 'user',
-    ...read, responses: { 200: 'OAuth2Application', 404: 'notFound' },
-    handle: async ({ deps, caller, params }) => ok(renderOAuth2Application(await getOAuth2App(deps.db, doerOf(caller).id, appIdOf(params.id)))),
+    ...read, ids: ['id'], responses: { 200: 'OAuth2Application', 404: 'notFound' },
+    handle: async ({ deps, doer, ids }) => ok(renderOAuth2Application(await getOAuth2App(deps.db, doer.id, ids.id))),
   }),
   route({
     method: 'patch', path: '/user/applications/oauth2/{id}', operationId: 'userUpdateOAuth2Application',
     summary: 'update an OAuth2 Application, this includes regenerating the client secret', tag: 'user',
-    ...write, body: appBody, responses: { 200: 'OAuth2Application', 404: 'notFound', 422: 'validationError' },
-    handle: async ({ deps, caller, params, body }) => {
-      const id = appIdOf(params.id);
-      const { app, secret } = await inTx(deps, (tx) => updateOAuth2App(tx, doerOf(caller), id, body));
+    ...write, ids: ['id'], body: appBody, responses: { 200: 'OAuth2Application', 404: 'notFound', 422: 'validationError' },
+    handle: async ({ deps, doer, ids, body }) => {
+      const { app, secret } = await inTx(deps, (tx) => updateOAuth2App(tx, doer, ids.id, body));
       return ok(renderOAuth2Application(app, secret));
     },
   }),
   route({
     method: 'delete', path: '/user/applications/oauth2/{id}', operationId: 'userDeleteOAuth2Application', summary: 'delete an OAuth2 Application', tag: 'user',
-    ...write, responses: { 204: 'empty', 404: 'notFound' },
-    handle: async ({ deps, caller, params }) => {
-      const id = appIdOf(params.id);
-      await inTx(deps, (tx) => deleteOAuth2App(tx, doerOf(caller), id));
+    ...write, ids: ['id'], responses: { 204: 'empty', 404: 'notFound' },
+    handle: async ({ deps, doer, ids }) => {
+      await inTx(deps, (tx) => deleteOAuth2App(tx, doer, ids.id));
       return noContent();
     },
   }),

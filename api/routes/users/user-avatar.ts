@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
 import { deleteAvatar } from '../../../db/models/orgs/orgs.js';
 import { readAvatarImage, setUserAvatar } from '../../../db/models/users/user-avatars.js';
-import { doerOf } from '../../context/user.js';
 import { noContent, route } from '../../http/route.js';
 import type { Deps } from '../../deps.js';
 import { decodeBase64 } from '../repos/repo-avatar.js';
@@ -14,17 +13,17 @@ export const userAvatarRoutes = [
   route({
     method: 'post', path: '/user/avatar', operationId: 'userUpdateAvatar', summary: 'Update Avatar', tag: 'user',
     scope: 'write:user', signedIn: true, body: avatarBody, responses: { 204: 'empty', 400: 'error', 413: 'error', 422: 'validationError' },
-    handle: async ({ deps, caller, body }) => {
+    handle: async ({ deps, doer, body }) => {
       const image = decodeBase64(body.image);
-      await inTx(deps, (tx) => setUserAvatar(tx, deps, doerOf(caller), image));
+      await inTx(deps, (tx) => setUserAvatar(tx, deps, doer, image));
       return noContent();
     },
   }),
   route({
     method: 'delete', path: '/user/avatar', operationId: 'userDeleteAvatar', summary: 'Delete Avatar', tag: 'user',
     scope: 'write:user', signedIn: true, responses: { 204: 'empty' },
-    handle: async ({ deps, caller }) => {
-      await inTx(deps, (tx) => deleteAvatar(tx, deps, doerOf(caller)));
+    handle: async ({ deps, doer }) => {
+      await inTx(deps, (tx) => deleteAvatar(tx, deps, doer));
       return noContent();
     },
   }),

@@ -5,8 +5,6 @@ import { blockUser, isBlocked, listBlocked, unblockUser } from '../../../db/mode
 import { findUserByName } from '../../../db/models/users/users.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
 import type { Deps } from '../../deps.js';
-import { doerOf } from '../../context/user.js';
-import { pageOf, paged } from '../../http/pagination.js';
 import { noContent, route } from '../../http/route.js';
 import { renderUser } from '../../render/user.js';
 
@@ -23,28 +21,24 @@ export const userBlockRoutes = [
   route({
     method: 'get', path: '/user/blocks', operationId: 'userListBlocks', summary: 'List users blocked by the authenticated user', tag: 'user',
     scope: 'read:user', signedIn: true, paginated: true, responses: { 200: 'UserList' },
-    handle: async (ctx) => {
-      const doer = doerOf(ctx.caller);
-      const page = pageOf(ctx.query);
-      const { users, total } = await listBlocked(ctx.deps.db, doer.id, page);
-      const url = ctx.url;
-      return paged(users.map((user) => renderUser(user, doer, ctx.deps.config)), total, page, url);
+    handle: async ({ deps, doer, page, list }) => {
+      const { users, total } = await listBlocked(deps.db, doer.id, page);
+      return list(users.map((user) => renderUser(user, doer, deps.config)), total);
     },
   }),
   route({
     method: 'get', path: '/user/blocks/{username}', operationId: 'userCheckUserBlock', summary: 'Check if a user is blocked by the authenticated user', tag: 'user',
     scope: 'read:user', signedIn: true, responses: { 204: 'empty', 404: 'notFound' },
-    handle: async ({ deps, caller, params }) => {
+    handle: async ({ deps, doer, params }) => {
       const blockee = await blockeeOf(deps, params.username);
-      if (!(await isBlocked(deps.db, doerOf(caller).id, blockee.id))) throw notFound();
+      if (!(await isBlocked(deps.db, doer.id, blockee.id))) throw notFound();
       return noContent();
     },
   }),
   route({
     method: 'put', path: '/user/blocks/{username}', operationId: 'userBlockUser', summary: 'Block a user', tag: 'user',
     scope: 'write:user', signedIn: true, query: blockQuery, responses: { 204: 'empty', 404: 'notFound', 422: 'validationError' },
-    handle: async ({ deps, caller, params, query }) => {
-      const doer = doerOf(caller);
+    handle: async ({ deps, doer, params, query }) => {
       const blockee = await blockeeOf(deps, params.username);
       await inTx(deps, (tx) => blockUser(tx, doer, doer, blockee, query.note ?? ''));
       return noContent();
@@ -53,8 +47,7 @@ export const userBlockRoutes = [
   route({
     method: 'delete', path: '/user/blocks/{username}', operationId: 'userUnblockUser', summary: 'Unblock a user', tag: 'user',
     scope: 'write:user', signedIn: true, responses: { 204: 'empty', 404: 'notFound', 422: 'validationError' },
-    handle: async ({ deps, caller, params }) => {
-      const doer = doerOf(caller);
+    handle: async ({ deps, doer, params }) => {
       const blockee = await blockeeOf(deps, params.username);
       await inTx(deps, (tx) => unblockUser(tx, doer, doer, blockee));
       return noContent();

@@ -5,6 +5,7 @@ import { emit } from '../../events.js';
 import type { BlobStore } from '../../blob-store.js';
 import type { GitStore } from '../../git-store.js';
 import { gitOk } from '../../git/run.js';
+import { readableReposCondition } from '../access.js';
 import { createLabel } from '../orgs/labels.js';
 import { combineGitignores, fillLicense, findLabelTemplate, findLicense, readmeNames, renderReadme } from './repo-templates-data/index.js';
 import type { RepoRow } from './repo-row.js';
@@ -47,6 +48,10 @@ export async function findRepoById(db: Queryable, id: number): Promise<RepoRow |
   return row ?? null;
 }
 
+export function findReposByIds(db: Queryable, ids: number[]): Promise<RepoRow[]> {
+  return db.query<RepoRow>('SELECT * FROM repository WHERE id = ANY($1::bigint[])', [ids]);
+}
+
 /** A renamed repository's old name still leads to it. */
 export async function findRedirect(db: Queryable, ownerName: string, repoName: string): Promise<RepoRow | null> {
   const [row] = await db.query<RepoRow>(
@@ -55,6 +60,20 @@ export async function findRedirect(db: Queryable, ownerName: string, repoName: s
     [ownerName.toLowerCase(), repoName.toLowerCase()],
   );
   return row ?? null;
+}
+
+/** The user's repositories the viewer may read, by name (Gitea's ListUserRepos). */
+export async function listOwnedRepos(
+  db: Queryable,
+  owner: UserRow,
+  viewer: UserRow | null,
+  page: { limit: number; offset: number },
+): Promise<{ repos: RepoRow[]; total: number }> {
+  const where = `r.owner_id = $1 AND ${readableReposCondition('r', '$2')}`;
+  const params = [owner.id, viewer?.id ?? null];
+  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM repository r WHERE ${where}`, params);
+  const repos = await db.query<RepoRow>(`SELECT r.* FROM repository r WHERE ${where} ORDER BY r.lower_name LIMIT $3 OFFSET $4`, [...params, page.limit, page.offset]);
+  return { repos, total: count };
 }
 
 export interface RepoLimits {
