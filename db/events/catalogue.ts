@@ -87,7 +87,7 @@ export type EventKind = keyof typeof payloads;
 export type EventPayload<K extends EventKind> = z.infer<(typeof payloads)[K]>;
 export type ReleaseEventKind = Extract<EventKind, `release.${string}`>;
 
-export const eventKinds = Object.keys(payloads) as EventKind[];
+export const eventKinds: readonly EventKind[] = Object.keys(payloads) as EventKind[];
 
 /** A kind with its payload; for a union of kinds, the union of such pairs, so the kind tells the payload. */
 export type KindAndPayload<K extends EventKind = EventKind> = { [P in K]: { kind: P; payload: EventPayload<P> } }[K];
@@ -95,7 +95,7 @@ export type KindAndPayload<K extends EventKind = EventKind> = { [P in K]: { kind
 /** A domain event as `emit` takes it and the `domain_event` row holds it. */
 export type DomainEvent<K extends EventKind = EventKind> = KindAndPayload<K> & { repoId?: number | null; doerId?: number | null };
 
-export function isEventKind(kind: string): kind is EventKind {
+function isEventKind(kind: string): kind is EventKind {
   return Object.hasOwn(payloads, kind);
 }
 
