@@ -1,4 +1,5 @@
-import { feedKinds } from '../../db/models/activity/activity-feeds.js';
+import type { EventPayload } from '../../db/events/catalogue.js';
+import { feedKinds, type FeedKind } from '../../db/models/activity/activity-feeds.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import type { FeedView } from '../../db/views/feeds.js';
 import { renderRepository, type ApiRepository } from './repository.js';
@@ -22,22 +23,28 @@ export interface ApiActivity {
   created: string;
 }
 
+/** What the entry's kind reads from its payload. */
+function readEntry<K extends FeedKind>(kind: K, payload: EventPayload<K>): Pick<ApiActivity, 'op_type' | 'content' | 'ref_name'> {
+  const reading = feedKinds[kind];
+  return { op_type: reading.opType, content: reading.content(payload), ref_name: reading.refName?.(payload) ?? '' };
+}
+
 /** One feed entry with its repository; `user_id` is the repository's owner, whose feed holds it. */
 export function renderActivity({ entry, repo: view }: FeedView, viewer: UserRow | null, ctx: RenderContext): ApiActivity {
-  const reading = feedKinds[entry.kind];
+  const read = readEntry(entry.kind, entry.payload);
   return {
     id: entry.id,
     user_id: view.repo.owner_id,
-    op_type: reading.opType,
+    op_type: read.op_type,
     act_user_id: entry.doer.id,
     act_user: renderUser(entry.doer, viewer, ctx),
     repo_id: view.repo.id,
     repo: renderRepository(view, viewer, ctx),
     comment_id: 0,
     comment: null,
-    ref_name: reading.refName?.(entry.payload) ?? '',
+    ref_name: read.ref_name,
     is_private: view.repo.is_private,
-    content: reading.content(entry.payload),
+    content: read.content,
     created: iso(entry.created),
   };
 }

@@ -40,7 +40,7 @@ test('a transfer to another user waits for them; accepting moves the row, the di
   t.deepEqual(await sql(hearth, 'SELECT * FROM collaboration'), [], 'the new owner is no collaborator of their own repository');
   const events = await sql<{ kind: string; payload: Record<string, string> }>(hearth, `SELECT kind, payload FROM domain_event WHERE kind LIKE 'repository.transfer%' ORDER BY id`);
   t.deepEqual(events.map((e) => e.kind), ['repository.transfer_pending', 'repository.transferred']);
-  t.like(events[1].payload, { from: 'alice', to: 'bob', name: 'proj' });
+  t.like(events[1].payload, { previous: { owner: 'alice' }, owner: 'bob', name: 'proj' });
 });
 
 test('only the recipient accepts or rejects; rejecting leaves the repository where it was', async (t) => {

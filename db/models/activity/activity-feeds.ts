@@ -1,23 +1,41 @@
 import type { Queryable } from '../../data-source.js';
+import { parseEvent, type EventKind, type EventPayload, type KindAndPayload } from '../../events/catalogue.js';
 import { readableReposCondition } from '../access.js';
 import { toUserRow, type UserRow } from '../users/user-row.js';
 
-/**
- * How a stored domain event reads as a Gitea activity (op_type, content, ref_name). Only the kinds listed
- * here appear in feeds; an area that emits events Gitea shows in feeds adds its kinds here.
- */
-export const feedKinds: Record<string, { opType: string; content(payload: Record<string, unknown>): string; refName?(payload: Record<string, unknown>): string }> = {
-  'repository.created': { opType: 'create_repo', content: () => '' },
-  'repository.renamed': { opType: 'rename_repo', content: (payload) => String(payload.from ?? '') },
-};
+/** How a stored domain event of kind `K` reads as a Gitea activity (op_type, content, ref_name). */
+export interface FeedReading<K extends EventKind> {
+  opType: string;
+  content(payload: EventPayload<K>): string;
+  refName?(payload: EventPayload<K>): string;
+}
 
-export interface FeedEntry {
+const readings = {
+  'repository.created': { opType: 'create_repo', content: () => '' },
+  'repository.renamed': { opType: 'rename_repo', content: (payload) => payload.previous.name },
+} satisfies { [K in EventKind]?: FeedReading<K> };
+
+export type FeedKind = keyof typeof readings;
+
+/** Only the kinds listed here appear in feeds; an area that emits events Gitea shows in feeds adds its kinds here. */
+export const feedKinds: { readonly [K in FeedKind]: FeedReading<K> } = readings;
+
+export type FeedEntry = KindAndPayload<FeedKind> & {
   id: number;
-  kind: string;
   repo_id: number;
-  payload: Record<string, unknown>;
   created: Date;
   doer: UserRow;
+};
+
+function isFeedEvent(event: KindAndPayload): event is KindAndPayload<FeedKind> {
+  return Object.hasOwn(feedKinds, event.kind);
+}
+
+/** A stored row as a feed entry; null for a payload its kind's schema refuses (a row written before the catalogue). */
+function toFeedEntry(row: Record<string, unknown>): FeedEntry | null {
+  const event = parseEvent(String(row.kind), row.payload);
+  if (!event || !isFeedEvent(event)) return null;
+  return { ...event, id: Number(row.event_id), repo_id: Number(row.repo_id), created: row.event_created as Date, doer: toUserRow(row) };
 }
 
 type Page = { limit: number; offset: number };
@@ -47,14 +65,7 @@ export async function queryFeed(
      ORDER BY e.id DESC LIMIT $${all.length + 1} OFFSET $${all.length + 2}`,
     [...all, page.limit, page.offset],
   );
-  const entries = rows.map((row) => ({
-    id: Number(row.event_id),
-    kind: String(row.kind),
-    repo_id: Number(row.repo_id),
-    payload: row.payload as Record<string, unknown>,
-    created: row.event_created as Date,
-    doer: toUserRow(row),
-  }));
+  const entries = rows.map(toFeedEntry).filter((entry) => entry !== null);
   return { entries, total: count };
 }
 

@@ -1,6 +1,6 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { forbidden, HttpError, invalid, isUniqueViolation, notFound } from '../../errors.js';
-import { emit } from '../../events.js';
+import { emit } from '../../events/emit.js';
 import { accessModeOf } from '../access.js';
 import { accessModes, type AccessMode, type RepoRow } from '../repos/repo-row.js';
 import { toUserRow, type UserRow } from '../users/user-row.js';
@@ -357,7 +357,7 @@ export async function createProtection(tx: Tx, repo: RepoRow, doer: UserRow, rul
     if (isUniqueViolation(error)) throw forbidden('Branch protection already exist');
     throw error;
   }
-  await emit(tx, { kind: 'branch_protection.created', repoId: repo.id, doerId: doer.id, payload: { rule_name: ruleName } });
+  await emit(tx, { kind: 'branch_protection.created', repoId: repo.id, doerId: doer.id, payload: { protection_id: Number(row.id), rule_name: ruleName } });
   return toProtectionRow(row);
 }
 
@@ -372,12 +372,12 @@ export async function editProtection(tx: Tx, repo: RepoRow, doer: UserRow, rule:
     [rule.id, ...names.map((n) => columns[n as keyof Columns])],
   );
   if (!row) throw notFound();
-  await emit(tx, { kind: 'branch_protection.edited', repoId: repo.id, doerId: doer.id, payload: { rule_name: rule.rule_name } });
+  await emit(tx, { kind: 'branch_protection.edited', repoId: repo.id, doerId: doer.id, payload: { protection_id: rule.id, rule_name: rule.rule_name } });
   return toProtectionRow(row);
 }
 
 export async function deleteProtection(tx: Tx, repo: RepoRow, doer: UserRow, ruleName: string): Promise<void> {
-  const deleted = await tx.query('DELETE FROM protected_branch WHERE repo_id = $1 AND rule_name = $2 RETURNING id', [repo.id, ruleName]);
+  const deleted = await tx.query<{ id: number }>('DELETE FROM protected_branch WHERE repo_id = $1 AND rule_name = $2 RETURNING id', [repo.id, ruleName]);
   if (deleted.length === 0) throw notFound(`branch protection ${ruleName} does not exist`);
-  await emit(tx, { kind: 'branch_protection.deleted', repoId: repo.id, doerId: doer.id, payload: { rule_name: ruleName } });
+  await emit(tx, { kind: 'branch_protection.deleted', repoId: repo.id, doerId: doer.id, payload: { protection_id: deleted[0].id, rule_name: ruleName } });
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable, Tx } from '../../data-source.js';
 import { badRequest, notFound } from '../../errors.js';
-import { emit } from '../../events.js';
+import { emit } from '../../events/emit.js';
 import type { GitStore } from '../../git-store.js';
 import { runGit } from '../../git/run.js';
 import type { RepoRow } from '../repos/repo-row.js';
@@ -130,7 +130,7 @@ export async function createCommitStatus(
     kind: 'commit_status.created',
     repoId: repo.id,
     doerId: creator.id,
-    payload: { sha, index: row.index, state: row.state, context },
+    payload: { commit_status_id: row.id, sha, index: row.index, state: row.state, context },
   });
   return row;
 }

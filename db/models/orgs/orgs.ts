@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { BlobStore } from '../../blob-store.js';
 import type { Queryable, Tx } from '../../data-source.js';
 import { forbidden, invalid, isUniqueViolation, notFound } from '../../errors.js';
-import { emit } from '../../events.js';
+import { emit } from '../../events/emit.js';
 import { accessModeOf, readableReposCondition } from '../access.js';
 import { queryFeed, type FeedEntry } from '../activity/activity-feeds.js';
 import { assertAvatarImage } from '../repos/repo-avatars.js';
@@ -107,7 +107,7 @@ export async function createOrganization(tx: Tx, owner: UserRow, input: OrgInput
     throw error;
   }
   await createOwnerTeam(tx, org, owner);
-  await emit(tx, { kind: 'organization.created', doerId: doer.id, payload: { org_id: org.id, org: org.name, owner_id: owner.id } });
+  await emit(tx, { kind: 'organization.created', doerId: doer.id, payload: { org_id: org.id, name: org.name, owner_id: owner.id } });
   return org;
 }
 
@@ -148,7 +148,7 @@ export async function deleteOrganization(
   for (const repo of repos) await deleteRepository(tx, ctx, repo, doer);
   const deleted = await tx.query('DELETE FROM "user" WHERE id = $1 AND type = $2 RETURNING id', [org.id, userTypes.organization]);
   if (deleted.length === 0) throw notFound();
-  await emit(tx, { kind: 'organization.deleted', doerId: doer.id, payload: { org_id: org.id, org: org.name } });
+  await emit(tx, { kind: 'organization.deleted', doerId: doer.id, payload: { org_id: org.id, name: org.name } });
   forgetAvatar(tx, ctx, org.avatar);
 }
 

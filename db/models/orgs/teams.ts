@@ -1,6 +1,7 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { forbidden, invalid, isUniqueViolation } from '../../errors.js';
-import { emit } from '../../events.js';
+import { emit } from '../../events/emit.js';
+import { previousValues } from '../../events/previous-values.js';
 import { isBlocked } from '../users/blocks.js';
 import { accessModes, type AccessMode, type RepoRow } from '../repos/repo-row.js';
 import { toUserRow, userTypes, type UserRow } from '../users/user-row.js';
@@ -231,9 +232,11 @@ export async function createTeam(tx: Tx, org: UserRow, input: TeamInput & { name
     can_create_org_repo: input.can_create_org_repo ?? false,
   });
   await writeUnits(tx, team, units ?? {});
-  await emit(tx, { kind: 'team.created', doerId: doer.id, payload: { org: org.name, team: team.name, team_id: team.id } });
+  await emit(tx, { kind: 'team.created', doerId: doer.id, payload: { org_id: org.id, team_id: team.id, name: team.name } });
   return (await findTeam(tx, team.id))!;
 }
+
+const editableTeamFields = ['name', 'description', 'authorize', 'includes_all_repositories', 'can_create_org_repo', 'units'] as const;
 
 /** orgEditTeam: every field optional, absent fields unchanged; the Owners team keeps its name, mode and repositories. */
 export async function editTeam(tx: Tx, team: TeamView, input: TeamInput, doer: UserRow): Promise<TeamView> {
@@ -276,8 +279,12 @@ export async function editTeam(tx: Tx, team: TeamView, input: TeamInput, doer: U
     }
   }
   if (units) await writeUnits(tx, team, units);
-  await emit(tx, { kind: 'team.edited', doerId: doer.id, payload: { team_id: team.id } });
-  return (await findTeam(tx, team.id))!;
+  const edited = (await findTeam(tx, team.id))!;
+  await emit(tx, {
+    kind: 'team.edited', doerId: doer.id,
+    payload: { org_id: team.org_id, team_id: team.id, previous: previousValues(team, edited, editableTeamFields) },
+  });
+  return edited;
 }
 
 /** Members who are in no other team of the organization stop being members of it. */
@@ -294,7 +301,7 @@ export async function deleteTeam(tx: Tx, team: TeamView, doer: UserRow): Promise
   const members = await tx.query<{ uid: number }>('DELETE FROM team_user WHERE team_id = $1 RETURNING uid', [team.id]);
   await tx.query('DELETE FROM team WHERE id = $1', [team.id]);
   await dropOrphanMemberships(tx, team.org_id, members.map((m) => m.uid));
-  await emit(tx, { kind: 'team.deleted', doerId: doer.id, payload: { team_id: team.id, team: team.name } });
+  await emit(tx, { kind: 'team.deleted', doerId: doer.id, payload: { org_id: team.org_id, team_id: team.id, name: team.name } });
 }
 
 export async function isTeamMember(db: Queryable, teamId: number, userId: number): Promise<boolean> {
@@ -312,7 +319,7 @@ export async function addTeamMember(tx: Tx, team: TeamRow, user: UserRow, doer: 
   );
   if (added.length === 0) return;
   await tx.query('INSERT INTO org_user (org_id, uid) VALUES ($1, $2) ON CONFLICT DO NOTHING', [team.org_id, user.id]);
-  await emit(tx, { kind: 'team.member_added', doerId: doer.id, payload: { team_id: team.id, user_id: user.id } });
+  await emit(tx, { kind: 'team.member_added', doerId: doer.id, payload: { org_id: team.org_id, team_id: team.id, user_id: user.id } });
 }
 
 /** Removes a user from a team; the Owners team always keeps one member. */
@@ -326,7 +333,7 @@ export async function removeTeamMember(tx: Tx, team: TeamRow, user: UserRow, doe
   const removed = await tx.query('DELETE FROM team_user WHERE team_id = $1 AND uid = $2 RETURNING uid', [team.id, user.id]);
   if (removed.length === 0) return;
   await dropOrphanMemberships(tx, team.org_id, [user.id]);
-  await emit(tx, { kind: 'team.member_removed', doerId: doer.id, payload: { team_id: team.id, user_id: user.id } });
+  await emit(tx, { kind: 'team.member_removed', doerId: doer.id, payload: { org_id: team.org_id, team_id: team.id, user_id: user.id } });
 }
 
 export async function listTeamMembers(db: Queryable, teamId: number, page: { limit: number; offset: number }): Promise<{ users: UserRow[]; total: number }> {
@@ -353,14 +360,14 @@ export async function addTeamRepo(tx: Tx, team: TeamRow, repo: RepoRow, doer: Us
     'INSERT INTO team_repo (team_id, org_id, repo_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING repo_id',
     [team.id, team.org_id, repo.id],
   );
-  if (added.length > 0) await emit(tx, { kind: 'team.repo_added', repoId: repo.id, doerId: doer.id, payload: { team_id: team.id } });
+  if (added.length > 0) await emit(tx, { kind: 'team.repo_added', repoId: repo.id, doerId: doer.id, payload: { org_id: team.org_id, team_id: team.id } });
 }
 
 /** Like Gitea, removing a repository from a team that includes all repositories is ignored. */
 export async function removeTeamRepo(tx: Tx, team: TeamRow, repo: RepoRow, doer: UserRow): Promise<void> {
   if (team.includes_all_repositories) return;
   const removed = await tx.query('DELETE FROM team_repo WHERE team_id = $1 AND repo_id = $2 RETURNING repo_id', [team.id, repo.id]);
-  if (removed.length > 0) await emit(tx, { kind: 'team.repo_removed', repoId: repo.id, doerId: doer.id, payload: { team_id: team.id } });
+  if (removed.length > 0) await emit(tx, { kind: 'team.repo_removed', repoId: repo.id, doerId: doer.id, payload: { org_id: team.org_id, team_id: team.id } });
 }
 
 export async function listTeamRepos(db: Queryable, team: TeamRow, page: { limit: number; offset: number }): Promise<{ repos: RepoRow[]; total: number }> {

@@ -1,7 +1,8 @@
 import type { BlobStore } from '../../blob-store.js';
 import type { Queryable, Tx } from '../../data-source.js';
 import { conflict, invalid, isUniqueViolation, notFound } from '../../errors.js';
-import { emit } from '../../events.js';
+import type { ReleaseEventKind } from '../../events/catalogue.js';
+import { emit } from '../../events/emit.js';
 import type { GitStore } from '../../git-store.js';
 import { gitOk, runGit } from '../../git/run.js';
 import { deleteReleaseAttachments } from './attachments.js';
@@ -238,7 +239,7 @@ async function adjustReleaseCount(tx: Tx, repoId: number, delta: number): Promis
   await tx.query('UPDATE repository SET num_releases = GREATEST(num_releases + $2, 0) WHERE id = $1', [repoId, delta]);
 }
 
-async function emitRelease(tx: Tx, kind: 'release.published' | 'release.updated' | 'release.deleted', repo: RepoRow, doer: UserRow, row: ReleaseRow): Promise<void> {
+async function emitRelease(tx: Tx, kind: ReleaseEventKind, repo: RepoRow, doer: UserRow, row: ReleaseRow): Promise<void> {
   await emit(tx, { kind, repoId: repo.id, doerId: doer.id, payload: { release_id: row.id, tag_name: row.tag_name } });
 }
 

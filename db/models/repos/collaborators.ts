@@ -1,6 +1,6 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { forbidden, invalid } from '../../errors.js';
-import { emit } from '../../events.js';
+import { emit } from '../../events/emit.js';
 import { isBlocked } from '../users/blocks.js';
 import { accessModes, type AccessMode, type RepoRow } from './repo-row.js';
 import { toUserRow, userTypes, type UserRow } from '../users/user-row.js';
@@ -44,12 +44,14 @@ export async function addCollaborator(tx: Tx, repo: RepoRow, user: UserRow, mode
      ON CONFLICT (repo_id, user_id) DO UPDATE SET mode = EXCLUDED.mode`,
     [repo.id, user.id, mode],
   );
-  await emit(tx, {
-    kind: previous ? 'repository.collaborator_changed' : 'repository.collaborator_added',
-    repoId: repo.id,
-    doerId: doer.id,
-    payload: { user_id: user.id, mode, ...(previous ? { old_mode: previous.mode } : {}) },
-  });
+  if (previous) {
+    await emit(tx, {
+      kind: 'repository.collaborator_changed', repoId: repo.id, doerId: doer.id,
+      payload: { user_id: user.id, previous: { mode: previous.mode }, mode },
+    });
+  } else {
+    await emit(tx, { kind: 'repository.collaborator_added', repoId: repo.id, doerId: doer.id, payload: { user_id: user.id, mode } });
+  }
 }
 
 /** Ends the collaboration; like Gitea, the former collaborator stops watching the repository. */

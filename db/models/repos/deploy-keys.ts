@@ -1,6 +1,6 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { invalid, isUniqueViolation, notFound } from '../../errors.js';
-import { emit } from '../../events.js';
+import { emit } from '../../events/emit.js';
 import { accessModes, type RepoRow } from './repo-row.js';
 import { isUserKeyMaterial, lockKeyMaterial, parseSshPublicKey } from '../users/ssh-keys.js';
 import type { UserRow } from '../users/user-row.js';
@@ -44,7 +44,7 @@ export async function addDeployKey(tx: Tx, repo: RepoRow, doer: UserRow, input: 
     if (isUniqueViolation(error)) throw invalid('This key has already been added to this repository');
     throw error;
   }
-  await emit(tx, { kind: 'repository.deploy_key_added', repoId: repo.id, doerId: doer.id, payload: { id: row.id, fingerprint: row.fingerprint } });
+  await emit(tx, { kind: 'repository.deploy_key_added', repoId: repo.id, doerId: doer.id, payload: { deploy_key_id: row.id, fingerprint: row.fingerprint } });
   return row;
 }
 
@@ -76,5 +76,5 @@ export async function getDeployKey(db: Queryable, repoId: number, id: number): P
 export async function deleteDeployKey(tx: Tx, repo: RepoRow, doer: UserRow, id: number): Promise<void> {
   const [row] = await tx.query<DeployKeyRow>('DELETE FROM deploy_key WHERE repo_id = $1 AND id = $2 RETURNING *', [repo.id, id]);
   if (!row) throw notFound(`deploy key ${id} does not exist`);
-  await emit(tx, { kind: 'repository.deploy_key_removed', repoId: repo.id, doerId: doer.id, payload: { id: row.id, fingerprint: row.fingerprint } });
+  await emit(tx, { kind: 'repository.deploy_key_removed', repoId: repo.id, doerId: doer.id, payload: { deploy_key_id: row.id, fingerprint: row.fingerprint } });
 }

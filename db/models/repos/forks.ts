@@ -1,6 +1,6 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { conflict, forbidden, invalid, notFound } from '../../errors.js';
-import { emit } from '../../events.js';
+import { emit } from '../../events/emit.js';
 import { gitOk } from '../../git/run.js';
 import { accessModeOf, readableReposCondition } from '../access.js';
 import { isBlocked } from '../users/blocks.js';
@@ -75,7 +75,7 @@ export async function forkRepository(tx: Tx, ctx: RepoContext, base: RepoRow, ow
     [fork.id, branches === 0],
   );
   if (owner.type === userTypes.organization) await grantCreatorAdmin(tx, row, doer);
-  await emit(tx, { kind: 'repository.forked', repoId: row.id, doerId: doer.id, payload: { base_id: locked.id, owner: owner.name, name: row.name } });
+  await emit(tx, { kind: 'repository.forked', repoId: row.id, doerId: doer.id, payload: { base_repo_id: locked.id, owner_id: owner.id, owner: owner.name, name: row.name } });
   return row;
 }
 

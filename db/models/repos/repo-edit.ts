@@ -1,6 +1,6 @@
 import type { Tx } from '../../data-source.js';
 import { invalid } from '../../errors.js';
-import { emit } from '../../events.js';
+import { emit } from '../../events/emit.js';
 import { gitOk, runGit } from '../../git/run.js';
 import { assertValidBranchName, renameRepository, updateRepoColumns, type RepoContext } from './repos.js';
 import type { RepoRow } from './repo-row.js';
@@ -187,7 +187,7 @@ export async function editRepository(tx: Tx, ctx: EditContext, repo: RepoRow, do
   }
   const updated = await updateRepoColumns(tx, current, sets);
   if (sets.default_branch !== undefined) {
-    await emit(tx, { kind: 'repository.default_branch_changed', repoId: repo.id, doerId: doer.id, payload: { from: repo.default_branch, to: edit.default_branch } });
+    await emit(tx, { kind: 'repository.default_branch_changed', repoId: repo.id, doerId: doer.id, payload: { previous: { default_branch: repo.default_branch }, default_branch: updated.default_branch } });
   }
   return updated;
 }

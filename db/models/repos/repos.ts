@@ -1,7 +1,7 @@
 import type { Config } from '../../process/config.js';
 import type { Queryable, Tx } from '../../data-source.js';
 import { badRequest, conflict, forbidden, invalid, isUniqueViolation, notFound } from '../../errors.js';
-import { emit } from '../../events.js';
+import { emit } from '../../events/emit.js';
 import type { BlobStore } from '../../blob-store.js';
 import type { GitStore } from '../../git-store.js';
 import { gitOk } from '../../git/run.js';
@@ -181,7 +181,7 @@ export async function createRepository(
   }
   await tx.query('UPDATE "user" SET num_repos = num_repos + 1 WHERE id = $1', [owner.id]);
   repo = await watchRepository(tx, doer, repo);
-  await emit(tx, { kind: 'repository.created', repoId: repo.id, doerId: doer.id, payload: { owner: owner.name, name: repo.name } });
+  await emit(tx, { kind: 'repository.created', repoId: repo.id, doerId: doer.id, payload: { owner_id: owner.id, owner: owner.name, name: repo.name } });
   return repo;
 }
 
@@ -232,7 +232,7 @@ export async function deleteRepository(tx: Tx, ctx: RepoContext, repo: RepoRow, 
   if (deleted.length === 0) throw notFound();
   await tx.query('UPDATE "user" SET num_repos = GREATEST(num_repos - 1, 0) WHERE id = $1', [repo.owner_id]);
   await tx.query('UPDATE repository SET num_forks = GREATEST(num_forks - 1, 0) WHERE id = $1', [repo.fork_id]);
-  await emit(tx, { kind: 'repository.deleted', repoId: repo.id, doerId: doer.id, payload: { owner: repo.owner_name, name: repo.name } });
+  await emit(tx, { kind: 'repository.deleted', repoId: repo.id, doerId: doer.id, payload: { owner_id: repo.owner_id, owner: repo.owner_name, name: repo.name } });
   tx.afterCommit(async () => {
     await ctx.git.remove(repo.owner_name, repo.name);
     for (const { uuid } of attachments) await ctx.blobs.delete(uuid);
@@ -263,7 +263,7 @@ export async function renameRepository(tx: Tx, ctx: RepoContext, repo: RepoRow, 
     await ctx.git.move(repo.owner_name, repo.name, repo.owner_name, newName);
     tx.onRollback(() => ctx.git.move(repo.owner_name, newName, repo.owner_name, repo.name));
   }
-  await emit(tx, { kind: 'repository.renamed', repoId: repo.id, doerId: doer.id, payload: { from: repo.name, to: newName } });
+  await emit(tx, { kind: 'repository.renamed', repoId: repo.id, doerId: doer.id, payload: { previous: { name: repo.name }, name: newName } });
   return renamed;
 }
 

@@ -1,6 +1,6 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { conflict, forbidden, invalid, isUniqueViolation, notFound } from '../../errors.js';
-import { emit } from '../../events.js';
+import { emit } from '../../events/emit.js';
 import { accessModeOf } from '../access.js';
 import { isBlocked } from '../users/blocks.js';
 import { isOrgMember, orgPermissionsOf, type OrgRow } from '../orgs/orgs.js';
@@ -111,7 +111,7 @@ export async function startTransfer(
     if (isUniqueViolation(error)) throw conflict(`repository is already being transferred [uname: ${locked.owner_name}, name: ${locked.name}]`);
     throw error;
   }
-  await emit(tx, { kind: 'repository.transfer_pending', repoId: locked.id, doerId: doer.id, payload: { recipient: recipient.name } });
+  await emit(tx, { kind: 'repository.transfer_pending', repoId: locked.id, doerId: doer.id, payload: { recipient_id: recipient.id, recipient: recipient.name } });
   return { repo: locked, pending: true };
 }
 
@@ -155,7 +155,7 @@ export async function transferOwnership(tx: Tx, ctx: RepoContext, repo: RepoRow,
   await moveDirectory(tx, ctx, oldOwner.name, recipient.name, `${locked.name}.wiki`);
   await emit(tx, {
     kind: 'repository.transferred', repoId: locked.id, doerId: doer.id,
-    payload: { from: oldOwner.name, to: recipient.name, name: locked.name },
+    payload: { previous: { owner_id: oldOwner.id, owner: oldOwner.name }, owner_id: recipient.id, owner: recipient.name, name: locked.name },
   });
   return moved;
 }
@@ -184,7 +184,7 @@ export async function acceptTransfer(tx: Tx, ctx: RepoContext, repo: RepoRow, us
 export async function rejectTransfer(tx: Tx, repo: RepoRow, user: UserRow): Promise<RepoRow> {
   const transfer = await loadAcceptablePending(tx, repo, user);
   await tx.query('DELETE FROM repo_transfer WHERE repo_id = $1', [repo.id]);
-  await emit(tx, { kind: 'repository.transfer_rejected', repoId: repo.id, doerId: user.id, payload: { recipient: transfer.recipient.name } });
+  await emit(tx, { kind: 'repository.transfer_rejected', repoId: repo.id, doerId: user.id, payload: { recipient_id: transfer.recipient.id, recipient: transfer.recipient.name } });
   const [row] = await tx.query<RepoRow>('SELECT * FROM repository WHERE id = $1', [repo.id]);
   return row;
 }

@@ -1,6 +1,6 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { invalid } from '../../errors.js';
-import { emit } from '../../events.js';
+import { emit } from '../../events/emit.js';
 import { unfollow } from './follows.js';
 import { toUserRow, userTypes, type UserRow } from './user-row.js';
 

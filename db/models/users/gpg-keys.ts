@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import * as openpgp from 'openpgp';
 import type { Queryable, Tx } from '../../data-source.js';
 import { forbidden, HttpError, invalid, isUniqueViolation, notFound } from '../../errors.js';
-import { emit } from '../../events.js';
+import { emit } from '../../events/emit.js';
 import { listEmails } from './emails.js';
 import type { UserRow } from './user-row.js';
 
@@ -186,7 +186,7 @@ export async function addGpgKeys(tx: Tx, owner: UserRow, armored: string, signat
     for (const subkey of key.getSubkeys()) {
       subkeys.push(await insertKeyRow(tx, owner, { id: row.id, keyId: row.key_id }, parsedOf(subkey), { armored: '', emails: [], verified, expires }));
     }
-    await emit(tx, { kind: 'user.gpg_key_added', doerId: owner.id, payload: { id: row.id, key_id: row.key_id, verified } });
+    await emit(tx, { kind: 'user.gpg_key_added', doerId: owner.id, payload: { owner_id: owner.id, gpg_key_id: row.id, key_id: row.key_id, verified } });
     added.push({ key: row, subkeys });
   }
   return added;
@@ -211,7 +211,7 @@ export async function verifyGpgKey(tx: Tx, owner: UserRow, keyId: string, signat
     throw invalid(`The provided GPG key, signature and token do not match or token is out of date. Provide a valid signature for the token: ${token}`);
   }
   await tx.query('UPDATE gpg_key SET verified = true WHERE id = $1 OR parent_id = $1', [row.id]);
-  await emit(tx, { kind: 'user.gpg_key_verified', doerId: owner.id, payload: { id: row.id, key_id: wanted } });
+  await emit(tx, { kind: 'user.gpg_key_verified', doerId: owner.id, payload: { owner_id: owner.id, gpg_key_id: row.id, key_id: wanted } });
   return getGpgKey(tx, owner.id, row.id);
 }
 
@@ -244,5 +244,5 @@ export async function deleteGpgKey(tx: Tx, doer: UserRow, id: number): Promise<v
   if (!key) throw notFound(`GPG key ${id} does not exist`);
   if (!doer.is_admin && doer.id !== key.owner_id) throw forbidden('You do not have access to this key');
   await tx.query('DELETE FROM gpg_key WHERE id = $1', [id]);
-  await emit(tx, { kind: 'user.gpg_key_removed', doerId: doer.id, payload: { id, owner_id: key.owner_id, key_id: key.key_id } });
+  await emit(tx, { kind: 'user.gpg_key_removed', doerId: doer.id, payload: { owner_id: key.owner_id, gpg_key_id: id, key_id: key.key_id } });
 }

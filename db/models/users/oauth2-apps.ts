@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Queryable, Tx } from '../../data-source.js';
 import { hashToken } from '../../crypto.js';
 import { invalid, notFound } from '../../errors.js';
-import { emit } from '../../events.js';
+import { emit } from '../../events/emit.js';
 import type { UserRow } from './user-row.js';
 
 /** A row of `oauth2_application`, without the stored secret hash. */
@@ -67,7 +67,7 @@ export async function createOAuth2App(tx: Tx, owner: UserRow, input: OAuth2AppIn
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${columns}`,
     [owner.id, input.name.trim(), randomUUID(), hash, salt, input.confidential_client, input.redirect_uris],
   );
-  await emit(tx, { kind: 'user.oauth2_application_created', doerId: owner.id, payload: { id: app.id, client_id: app.client_id } });
+  await emit(tx, { kind: 'user.oauth2_application_created', doerId: owner.id, payload: { owner_id: owner.id, application_id: app.id, client_id: app.client_id } });
   return { app, secret };
 }
 
@@ -98,12 +98,12 @@ export async function updateOAuth2App(tx: Tx, owner: UserRow, id: number, input:
     [id, owner.id, input.name.trim(), input.redirect_uris, input.confidential_client, hash, salt],
   );
   if (!app) throw notFound(`oauth2 application ${id} does not exist`);
-  await emit(tx, { kind: 'user.oauth2_application_updated', doerId: owner.id, payload: { id: app.id, client_id: app.client_id } });
+  await emit(tx, { kind: 'user.oauth2_application_updated', doerId: owner.id, payload: { owner_id: owner.id, application_id: app.id, client_id: app.client_id } });
   return { app, secret };
 }
 
 export async function deleteOAuth2App(tx: Tx, owner: UserRow, id: number): Promise<void> {
   const [app] = await tx.query<{ client_id: string }>('DELETE FROM oauth2_application WHERE id = $1 AND uid = $2 RETURNING client_id::text', [id, owner.id]);
   if (!app) throw notFound(`oauth2 application ${id} does not exist`);
-  await emit(tx, { kind: 'user.oauth2_application_deleted', doerId: owner.id, payload: { id, client_id: app.client_id } });
+  await emit(tx, { kind: 'user.oauth2_application_deleted', doerId: owner.id, payload: { owner_id: owner.id, application_id: id, client_id: app.client_id } });
 }

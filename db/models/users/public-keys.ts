@@ -1,6 +1,6 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { forbidden, invalid, isUniqueViolation, notFound } from '../../errors.js';
-import { emit } from '../../events.js';
+import { emit } from '../../events/emit.js';
 import { isDeployKeyMaterial, isUserKeyMaterial, lockKeyMaterial, parseSshPublicKey } from './ssh-keys.js';
 import { toUserRow, type UserRow } from './user-row.js';
 
@@ -44,7 +44,7 @@ export async function addPublicKey(tx: Tx, owner: UserRow, doer: UserRow, input:
     if (isUniqueViolation(error)) throw invalid('Key title has been used');
     throw error;
   }
-  await emit(tx, { kind: 'user.public_key_added', doerId: doer.id, payload: { owner_id: owner.id, id: row.id, fingerprint: row.fingerprint } });
+  await emit(tx, { kind: 'user.public_key_added', doerId: doer.id, payload: { owner_id: owner.id, public_key_id: row.id, fingerprint: row.fingerprint } });
   return row;
 }
 
@@ -93,7 +93,7 @@ export async function deletePublicKey(tx: Tx, actor: UserRow, doer: UserRow, id:
   if (!key) throw notFound(`public key ${id} does not exist`);
   if (!actor.is_admin && actor.id !== key.owner_id) throw forbidden('You do not have access to this key');
   await tx.query('DELETE FROM public_key WHERE id = $1', [id]);
-  await emit(tx, { kind: 'user.public_key_removed', doerId: doer.id, payload: { owner_id: key.owner_id, id: key.id, fingerprint: key.fingerprint } });
+  await emit(tx, { kind: 'user.public_key_removed', doerId: doer.id, payload: { owner_id: key.owner_id, public_key_id: key.id, fingerprint: key.fingerprint } });
 }
 
 function ownedKeyOf(row: Record<string, unknown>): OwnedPublicKey {

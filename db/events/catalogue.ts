@@ -1,0 +1,112 @@
+import { z } from 'zod';
+
+const id = z.number().int().positive();
+const name = z.string().min(1);
+const objectId = z.string().regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/);
+const accessMode = z.number().int().nonnegative();
+
+const oauth2Application = z.strictObject({ owner_id: id, application_id: id, client_id: z.string() });
+const gpgKey = z.strictObject({ owner_id: id, gpg_key_id: id, key_id: z.string() });
+const blocking = z.strictObject({ blocker_id: id, blockee_id: id });
+const publicKey = z.strictObject({ owner_id: id, public_key_id: id, fingerprint: z.string() });
+const deployKey = z.strictObject({ deploy_key_id: id, fingerprint: z.string() });
+const transferRecipient = z.strictObject({ recipient_id: id, recipient: name });
+const repository = z.strictObject({ owner_id: id, owner: name, name });
+const release = z.strictObject({ release_id: id, tag_name: z.string() });
+const protection = z.strictObject({ protection_id: id, rule_name: z.string() });
+const team = z.strictObject({ org_id: id, team_id: id, name });
+const teamMember = z.strictObject({ org_id: id, team_id: id, user_id: id });
+const teamRepo = z.strictObject({ org_id: id, team_id: id });
+
+/**
+ * Every kind of domain event with its payload, declared once. The repository and the doer are columns of the
+ * row (`repoId`, `doerId`); a payload names the other things involved by id (with a name where the thing may
+ * be gone when the event is read), the old values of what changed under `previous`, and the causing commit.
+ */
+const payloads = {
+  'user.oauth2_application_created': oauth2Application,
+  'user.oauth2_application_updated': oauth2Application,
+  'user.oauth2_application_deleted': oauth2Application,
+  'user.gpg_key_added': gpgKey.extend({ verified: z.boolean() }),
+  'user.gpg_key_verified': gpgKey,
+  'user.gpg_key_removed': gpgKey,
+  'user.blocked': blocking,
+  'user.unblocked': blocking,
+  'user.public_key_added': publicKey,
+  'user.public_key_removed': publicKey,
+
+  'repository.created': repository,
+  'repository.deleted': repository,
+  'repository.renamed': z.strictObject({ previous: z.strictObject({ name }), name }),
+  'repository.forked': repository.extend({ base_repo_id: id }),
+  'repository.default_branch_changed': z.strictObject({ previous: z.strictObject({ default_branch: name }), default_branch: name }),
+  'repository.transfer_pending': transferRecipient,
+  'repository.transfer_rejected': transferRecipient,
+  'repository.transferred': z.strictObject({ previous: z.strictObject({ owner_id: id, owner: name }), owner_id: id, owner: name, name }),
+  'repository.collaborator_added': z.strictObject({ user_id: id, mode: accessMode }),
+  'repository.collaborator_changed': z.strictObject({ user_id: id, previous: z.strictObject({ mode: accessMode }), mode: accessMode }),
+  'repository.collaborator_removed': z.strictObject({ user_id: id }),
+  'repository.deploy_key_added': deployKey,
+  'repository.deploy_key_removed': deployKey,
+
+  // One ref update: git pushes, and branches created or deleted through the API.
+  push: z.strictObject({ ref: z.string().min(1), before: objectId, after: objectId, commits: z.number().int().nonnegative() }),
+  'branch_protection.created': protection,
+  'branch_protection.edited': protection,
+  'branch_protection.deleted': protection,
+  'commit_status.created': z.strictObject({ commit_status_id: id, sha: objectId, index: id, state: z.string(), context: z.string() }),
+
+  'release.published': release,
+  'release.updated': release,
+  'release.deleted': release,
+
+  'organization.created': z.strictObject({ org_id: id, name, owner_id: id }),
+  'organization.deleted': z.strictObject({ org_id: id, name }),
+  'organization.member_removed': z.strictObject({ org_id: id, user_id: id }),
+  'team.created': team,
+  'team.edited': z.strictObject({
+    org_id: id,
+    team_id: id,
+    previous: z.strictObject({
+      name,
+      description: z.string(),
+      authorize: accessMode,
+      includes_all_repositories: z.boolean(),
+      can_create_org_repo: z.boolean(),
+      units: z.record(z.string(), accessMode),
+    }).partial(),
+  }),
+  'team.deleted': team,
+  'team.member_added': teamMember,
+  'team.member_removed': teamMember,
+  'team.repo_added': teamRepo,
+  'team.repo_removed': teamRepo,
+} satisfies Record<string, z.ZodType>;
+
+export type EventKind = keyof typeof payloads;
+export type EventPayload<K extends EventKind> = z.infer<(typeof payloads)[K]>;
+export type ReleaseEventKind = Extract<EventKind, `release.${string}`>;
+
+export const eventKinds: readonly EventKind[] = Object.keys(payloads) as EventKind[];
+
+/** A kind with its payload; for a union of kinds, the union of such pairs, so the kind tells the payload. */
+export type KindAndPayload<K extends EventKind = EventKind> = { [P in K]: { kind: P; payload: EventPayload<P> } }[K];
+
+/** A domain event as `emit` takes it and the `domain_event` row holds it. */
+export type DomainEvent<K extends EventKind = EventKind> = KindAndPayload<K> & { repoId?: number | null; doerId?: number | null };
+
+function isEventKind(kind: string): kind is EventKind {
+  return Object.hasOwn(payloads, kind);
+}
+
+/** The payload checked against its kind's schema: the error lists what does not match. */
+export function checkPayload<K extends EventKind>(kind: K, payload: unknown): z.ZodSafeParseResult<EventPayload<K>> {
+  return payloads[kind].safeParse(payload) as z.ZodSafeParseResult<EventPayload<K>>;
+}
+
+/** A stored kind and payload, typed; null for a kind the catalogue does not know or a payload that does not match it. */
+export function parseEvent(kind: string, payload: unknown): KindAndPayload | null {
+  if (!isEventKind(kind)) return null;
+  const checked = checkPayload(kind, payload);
+  return checked.success ? ({ kind, payload: checked.data } as KindAndPayload) : null;
+}
