@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
-import { forbidden, HttpError, invalid, notFound } from '../../../db/errors.js';
+import { forbidden, invalid, methodNotAllowed, notFound } from '../../../db/errors.js';
 import { accessModeOf } from '../../../db/models/access.js';
 import { findOrgsByIds, isOrgMember, isOrgOwner, listOrgFeed, type OrgRow } from '../../../db/models/orgs/orgs.js';
 import { findRepo } from '../../../db/models/repos/repos.js';
@@ -93,7 +93,7 @@ async function loadTeamRepo(deps: Deps, team: TeamView, orgName: string, repoNam
 async function loadRepoTeam(deps: Deps, caller: Caller, params: Record<string, string>, change: boolean): Promise<{ loaded: LoadedRepo; team: TeamView }> {
   const loaded = await loadRepo(deps, caller, params.owner, params.repo);
   if (change) requireMode(loaded, accessModes.admin);
-  if (loaded.owner.type !== userTypes.organization) throw new HttpError(405, 'repo is not owned by an organization');
+  if (loaded.owner.type !== userTypes.organization) throw methodNotAllowed('repo is not owned by an organization');
   if (change) {
     const allowed = (loaded.owner as OrgRow).repo_admin_change_team_access || loaded.mode >= accessModes.owner || caller.user?.is_admin;
     if (!allowed) throw forbidden('user is nor repo admin nor owner');
@@ -260,7 +260,7 @@ export const teamRoutes = [
     scope: 'read:repository', signedIn: true, responses: { 200: 'TeamList', 404: 'notFound', 405: 'error' },
     handle: async ({ deps, caller, params }) => {
       const loaded = await loadRepo(deps, caller, params.owner, params.repo);
-      if (loaded.owner.type !== userTypes.organization) throw new HttpError(405, 'repo is not owned by an organization');
+      if (loaded.owner.type !== userTypes.organization) throw methodNotAllowed('repo is not owned by an organization');
       const { teams } = await listTeams(deps.db, { repoId: loaded.repo.id });
       return ok(await renderTeams(deps, teams, caller.user, false));
     },

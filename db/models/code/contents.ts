@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Queryable, Tx } from '../../data-source.js';
-import { badRequest, conflict, forbidden, HttpError, invalid, notFound } from '../../errors.js';
+import { badRequest, conflict, forbidden, invalid, notFound } from '../../errors.js';
 import type { GitStore } from '../../git-store.js';
 import {
   commitTree,
@@ -16,7 +16,7 @@ import {
 import { isValidRefPattern, zeroOid, type CommitObject, type ObjectFormat } from '../../git/objects.js';
 import { GitReader, type ListedEntry, type PathEntry } from '../../git/read.js';
 import { enqueue } from '../../../jobs/queue.js';
-import { assertNotArchived, canUserPush, effectiveProtection, globToRegExp, listProtections, whitelistedTeamIds } from './branch-protection.js';
+import { assertNotArchived, canUserPush, effectiveProtection, listProtections, rulePattern, whitelistedTeamIds } from './branch-protection.js';
 import { assertValidBranchName } from '../repos/repos.js';
 import type { AccessMode, RepoRow } from '../repos/repo-row.js';
 import { toUserRow, type UserRow } from '../users/user-row.js';
@@ -290,7 +290,7 @@ async function verifyBranchProtection(db: Queryable, repo: RepoRow, doer: UserRo
   const rule = effectiveProtection(rules, branch);
   if (!rule) return;
   const patterns = (text: string): RegExp[] =>
-    text.split(';').map((p) => p.trim().toLowerCase()).filter(Boolean).map(globToRegExp);
+    text.split(';').map((p) => p.trim().toLowerCase()).filter(Boolean).map(rulePattern);
   const unprotected = patterns(rule.unprotected_file_patterns);
   const protectedFiles = patterns(rule.protected_file_patterns);
   const mayPush = canUserPush(rule, doer, mode, await whitelistedTeamIds(db, doer, [rule]));
@@ -474,6 +474,6 @@ export async function applyDiffPatch(
   const touched = [...patch.matchAll(/^(?:\+\+\+|---) (?:[ab]\/)?([^\t\n]+)/gm)].map((m) => m[1]).filter((p) => p !== '/dev/null');
   return commitAndRecord(tx, ctx, repo, doer, mode, options, place, [...new Set(touched)], 'apply-patch', async (index) => {
     const complaint = await index.applyPatch(patch.endsWith('\n') ? patch : `${patch}\n`);
-    if (complaint) throw new HttpError(422, `the patch does not apply: ${complaint}`);
+    if (complaint) throw invalid(`the patch does not apply: ${complaint}`);
   });
 }

@@ -1,5 +1,6 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { invalid, notFound } from '../../errors.js';
+import { updateRow, type RowChanges } from '../../sql.js';
 
 /** A row of the `label` table: a label belongs to one repository or to one organization (shared by its repositories). */
 export interface LabelRow {
@@ -97,7 +98,7 @@ export interface LabelEdit {
 
 /** Only the fields present change. */
 export async function editLabel(tx: Tx, label: LabelRow, edit: LabelEdit): Promise<LabelRow> {
-  const sets: Record<string, unknown> = {};
+  const sets: RowChanges<'label'> = {};
   if (edit.name !== undefined) {
     assertLabelName(edit.name);
     sets.name = edit.name;
@@ -108,17 +109,8 @@ export async function editLabel(tx: Tx, label: LabelRow, edit: LabelEdit): Promi
     sets.description = edit.description;
   }
   if (edit.exclusive !== undefined) sets.exclusive = edit.exclusive;
-  const columns = Object.keys(sets);
-  const assignments = columns.map((c, i) => `"${c}" = $${i + 2}`);
-  const params: unknown[] = [label.id, ...columns.map((c) => sets[c])];
-  if (edit.is_archived !== undefined) {
-    params.push(edit.is_archived);
-    assignments.push(`archived_at = CASE WHEN $${params.length}::boolean THEN COALESCE(archived_at, now()) END`);
-  }
-  const [row] = await tx.query<LabelRow>(
-    `UPDATE label SET ${[...assignments, 'updated = now()'].join(', ')} WHERE id = $1 RETURNING *`,
-    params,
-  );
+  if (edit.is_archived !== undefined) sets.archived_at = edit.is_archived ? (label.archived_at ?? new Date()) : null;
+  const row = await updateRow<'label', LabelRow>(tx, 'label', label.id, sets);
   if (!row) throw notFound();
   return row;
 }

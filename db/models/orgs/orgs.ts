@@ -4,6 +4,7 @@ import type { BlobStore } from '../../blob-store.js';
 import type { Queryable, Tx } from '../../data-source.js';
 import { forbidden, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { emit } from '../../events.js';
+import { updateRow, type RowChanges } from '../../sql.js';
 import { accessModeOf, readableReposCondition } from '../access.js';
 import { queryFeed, type FeedEntry } from '../activity/activity-feeds.js';
 import { assertAvatarImage } from '../repos/repo-avatars.js';
@@ -114,16 +115,12 @@ export async function createOrganization(tx: Tx, owner: UserRow, input: OrgInput
 /** orgEdit: only the fields present change. */
 export async function editOrganization(tx: Tx, org: OrgRow, edit: OrgInput): Promise<OrgRow> {
   assertOrgFields(edit);
-  const sets: Record<string, unknown> = {};
+  const sets: RowChanges<'user'> = {};
   for (const column of ['full_name', 'email', 'description', 'website', 'location', 'repo_admin_change_team_access'] as const) {
     if (edit[column] !== undefined) sets[column] = edit[column];
   }
   if (edit.visibility !== undefined) sets.visibility = visibilities.indexOf(edit.visibility);
-  const columns = Object.keys(sets);
-  const [raw] = await tx.query(
-    `UPDATE "user" SET ${[...columns.map((c, i) => `"${c}" = $${i + 2}`), 'updated = now()'].join(', ')} WHERE id = $1 AND type = 1 RETURNING *`,
-    [org.id, ...columns.map((c) => sets[c])],
-  );
+  const raw = await updateRow(tx, 'user', org.id, sets, { where: { type: userTypes.organization } });
   if (!raw) throw notFound();
   return toUserRow(raw) as OrgRow;
 }

@@ -1,6 +1,7 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { forbidden, invalid, isUniqueViolation } from '../../errors.js';
 import { emit } from '../../events.js';
+import { updateRow, type RowChanges } from '../../sql.js';
 import { isBlocked } from '../users/blocks.js';
 import { accessModes, type AccessMode, type RepoRow } from '../repos/repo-row.js';
 import { toUserRow, userTypes, type UserRow } from '../users/user-row.js';
@@ -238,7 +239,7 @@ export async function createTeam(tx: Tx, org: UserRow, input: TeamInput & { name
 /** orgEditTeam: every field optional, absent fields unchanged; the Owners team keeps its name, mode and repositories. */
 export async function editTeam(tx: Tx, team: TeamView, input: TeamInput, doer: UserRow): Promise<TeamView> {
   const owners = isOwnerTeam(team);
-  const sets: Record<string, unknown> = {};
+  const sets: RowChanges<'team'> = {};
   if (input.name !== undefined && input.name !== '' && input.name !== team.name) {
     if (owners) throw invalid('the Owners team cannot be renamed');
     assertUsableTeamName(input.name);
@@ -263,13 +264,9 @@ export async function editTeam(tx: Tx, team: TeamView, input: TeamInput, doer: U
       }
     }
   }
-  const columns = Object.keys(sets);
-  if (columns.length > 0) {
+  if (Object.keys(sets).length > 0) {
     try {
-      await tx.query(
-        `UPDATE team SET ${columns.map((c, i) => `"${c}" = $${i + 2}`).join(', ')}, updated = now() WHERE id = $1`,
-        [team.id, ...columns.map((c) => sets[c])],
-      );
+      await updateRow(tx, 'team', team.id, sets);
     } catch (error) {
       if (isUniqueViolation(error)) throw invalid(`team already exists [org_id: ${team.org_id}, name: ${input.name}]`);
       throw error;

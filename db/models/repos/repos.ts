@@ -2,6 +2,7 @@ import type { Config } from '../../process/config.js';
 import type { Queryable, Tx } from '../../data-source.js';
 import { badRequest, conflict, forbidden, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { emit } from '../../events.js';
+import { updateRow, type RowChanges } from '../../sql.js';
 import type { BlobStore } from '../../blob-store.js';
 import type { GitStore } from '../../git-store.js';
 import { gitOk } from '../../git/run.js';
@@ -248,13 +249,9 @@ export async function renameRepository(tx: Tx, ctx: RepoContext, repo: RepoRow, 
   return renamed;
 }
 
-export async function updateRepoColumns(tx: Tx, repo: RepoRow, sets: Record<string, unknown>): Promise<RepoRow> {
-  const columns = Object.keys(sets);
-  if (columns.length === 0) return repo;
-  const assignments = columns.map((c, i) => `"${c}" = $${i + 2}`);
-  const [row] = await tx.query<RepoRow>(
-    `UPDATE repository SET ${[...assignments, 'updated = now()'].join(', ')} WHERE id = $1 RETURNING *`,
-    [repo.id, ...columns.map((c) => sets[c])],
-  );
+export async function updateRepoColumns(tx: Tx, repo: RepoRow, sets: RowChanges<'repository'>): Promise<RepoRow> {
+  if (Object.keys(sets).length === 0) return repo;
+  const row = await updateRow<'repository', RepoRow>(tx, 'repository', repo.id, sets);
+  if (!row) throw notFound();
   return row;
 }

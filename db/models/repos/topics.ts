@@ -1,5 +1,5 @@
 import type { Queryable, Tx } from '../../data-source.js';
-import { HttpError, notFound } from '../../errors.js';
+import { invalid, notFound, type HttpError } from '../../errors.js';
 import type { RepoRow } from './repo-row.js';
 import { escapeLike } from '../users/users.js';
 
@@ -33,7 +33,7 @@ export function sanitizeTopics(names: readonly string[]): { valid: string[]; inv
 }
 
 /** Gitea's 422 body for topics: the message and the offending names under `invalidTopics`. */
-const topicsError = (message: string, invalidTopics: string[] | string | null): HttpError => new HttpError(422, message, { invalidTopics });
+const topicsError = (message: string, invalidTopics: string[] | string | null): HttpError => invalid(message, { invalidTopics });
 
 /** Replaces the repository's topics with `names`; refused whole when one is invalid or there are too many. */
 export async function replaceTopics(tx: Tx, repo: RepoRow, names: readonly string[]): Promise<void> {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as openpgp from 'openpgp';
 import type { Queryable, Tx } from '../../data-source.js';
-import { forbidden, HttpError, invalid, isUniqueViolation, notFound } from '../../errors.js';
+import { forbidden, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { emit } from '../../events.js';
 import { listEmails } from './emails.js';
 import type { UserRow } from './user-row.js';
@@ -171,7 +171,7 @@ export async function addGpgKeys(tx: Tx, owner: UserRow, armored: string, signat
       if (match && !emails.some((email) => email.email === match.email)) emails.push({ email: match.email, verified: match.is_activated });
     }
     if (!verified && emails.length === 0) {
-      throw new HttpError(404, `None of the emails attached to the GPG key could be found. It may still be added if you provide a valid signature for the token: ${token}`);
+      throw notFound(undefined, `None of the emails attached to the GPG key could be found. It may still be added if you provide a valid signature for the token: ${token}`);
     }
     const expiry = await key.getExpirationTime().catch(() => null);
     const expires = expiry instanceof Date ? expiry : null;

@@ -2,6 +2,7 @@ import type { Queryable, Tx } from '../../data-source.js';
 import { hashPassword, type PasswordHash } from '../../crypto.js';
 import { invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { enqueue } from '../../../jobs/queue.js';
+import { updateRow, type RowChanges } from '../../sql.js';
 import { assertUsableName, assertValidEmail } from './names.js';
 import { releaseHoldings, type UserRemoval } from '../orgs/orgs.js';
 import { toUserRow, userTypes, visibilities, type UserRow, type Visibility } from './user-row.js';
@@ -159,7 +160,7 @@ const plainColumns = [
 
 /** adminEditUser: only the named columns change; the last administrator cannot be demoted. */
 export async function editUser(tx: Tx, user: UserRow, edit: UserEdit, passwordAlgo: string): Promise<UserRow> {
-  const sets: Record<string, unknown> = {};
+  const sets: RowChanges<'user'> = {};
   for (const column of plainColumns) if (edit[column] !== undefined) sets[column] = edit[column];
   if (edit.active !== undefined) sets.is_active = edit.active;
   if (edit.visibility !== undefined) sets.visibility = visibilities.indexOf(edit.visibility);
@@ -194,13 +195,8 @@ export async function editUser(tx: Tx, user: UserRow, edit: UserEdit, passwordAl
   return updateUserColumns(tx, user.id, sets);
 }
 
-export async function updateUserColumns(tx: Queryable, id: number, sets: Record<string, unknown>): Promise<UserRow> {
-  const columns = Object.keys(sets);
-  const assignments = columns.map((c, i) => `"${c}" = $${i + 2}`);
-  const [raw] = await tx.query(
-    `UPDATE "user" SET ${[...assignments, 'updated = now()'].join(', ')} WHERE id = $1 RETURNING *`,
-    [id, ...columns.map((c) => sets[c])],
-  );
+export async function updateUserColumns(tx: Queryable, id: number, sets: RowChanges<'user'>): Promise<UserRow> {
+  const raw = await updateRow(tx, 'user', id, sets);
   if (!raw) throw notFound();
   return toUserRow(raw);
 }
@@ -220,7 +216,7 @@ export interface SettingsEdit {
 /** The caller's own settings: the columns a user may change about themselves, nothing else. */
 export async function updateSettings(tx: Tx, user: UserRow, edit: SettingsEdit): Promise<UserRow> {
   const { hide_email, ...rest } = edit;
-  const sets: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  const sets: RowChanges<'user'> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
   if (hide_email !== undefined) sets.keep_email_private = hide_email;
   return updateUserColumns(tx, user.id, sets);
 }
