@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
 import { notFound } from '../../../db/errors.js';
-import { readableReposCondition } from '../../../db/models/access.js';
 import { editRepository } from '../../../db/models/repos/repo-edit.js';
-import { createRepository, deleteRepository } from '../../../db/models/repos/repos.js';
-import { accessModes, type RepoRow } from '../../../db/models/repos/repo-row.js';
+import { createRepository, deleteRepository, listOwnerRepos } from '../../../db/models/repos/repos.js';
+import { accessModes } from '../../../db/models/repos/repo-row.js';
 import { getIndividualByName } from '../../../db/models/users/users.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
 import { doerOf, loadUser } from '../../context/user.js';
@@ -61,11 +60,8 @@ export async function createAndRender(deps: Deps, owner: UserRow, doer: UserRow,
 
 async function listRepos(deps: Deps, ctx: Context<unknown, { page?: number; limit?: number }>, owner: UserRow, viewer: UserRow | null) {
   const page = pageOf(ctx.query);
-  const where = `r.owner_id = $1 AND ${readableReposCondition('r', '$2')}`;
-  const params = [owner.id, viewer?.id ?? null];
-  const [{ count }] = await deps.db.query<{ count: number }>(`SELECT count(*)::int AS count FROM repository r WHERE ${where}`, params);
-  const rows = await deps.db.query<RepoRow>(`SELECT r.* FROM repository r WHERE ${where} ORDER BY r.lower_name LIMIT $3 OFFSET $4`, [...params, page.limit, page.offset]);
-  return paged(await renderRepos(deps, rows, viewer), count, page, ctx.url);
+  const { repos, total } = await listOwnerRepos(deps.db, owner.id, viewer, page);
+  return paged(await renderRepos(deps, repos, viewer), total, page, ctx.url);
 }
 
 export const repoRoutes = [

@@ -1,6 +1,6 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { invalid, notFound } from '../../errors.js';
-import { updateRow, type RowChanges } from '../../sql.js';
+import { selectPage, updateRow, type RowChanges } from '../../sql.js';
 
 /** A row of the `label` table: a label belongs to one repository or to one organization (shared by its repositories). */
 export interface LabelRow {
@@ -80,12 +80,8 @@ export async function findLabelByName(db: Queryable, owner: LabelOwner, name: st
 
 export async function listLabels(db: Queryable, owner: LabelOwner, page: { limit: number; offset: number }): Promise<{ labels: LabelRow[]; total: number }> {
   const [column, ownerId] = ownerColumn(owner);
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM label WHERE ${column} = $1`, [ownerId]);
-  const labels = await db.query<LabelRow>(
-    `SELECT * FROM label WHERE ${column} = $1 ORDER BY name, id LIMIT $2 OFFSET $3`,
-    [ownerId, page.limit, page.offset],
-  );
-  return { labels, total: count };
+  const { rows, total } = await selectPage<LabelRow>(db, { select: '*', from: `label WHERE ${column} = $1`, params: [ownerId], orderBy: 'name, id', page });
+  return { labels: rows, total };
 }
 
 export interface LabelEdit {

@@ -1,5 +1,6 @@
 import type { BlobStore } from '../../blob-store.js';
 import type { Queryable, Tx } from '../../data-source.js';
+import { selectPage } from '../../sql.js';
 import { conflict, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { emit } from '../../events.js';
 import type { GitStore } from '../../git-store.js';
@@ -94,12 +95,7 @@ export async function listReleases(
   if (filter.draft !== undefined) conditions.push(`is_draft = $${params.push(filter.draft)}`);
   if (filter.prerelease !== undefined) conditions.push(`is_prerelease = $${params.push(filter.prerelease)}`);
   const where = conditions.join(' AND ');
-  const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM release WHERE ${where}`, params);
-  const rows = await db.query<ReleaseRow>(
-    `SELECT * FROM release WHERE ${where} ORDER BY created DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, page.limit, page.offset],
-  );
-  return { rows, total };
+  return selectPage<ReleaseRow>(db, { select: '*', from: `release WHERE ${where}`, params, orderBy: 'created DESC, id DESC', page });
 }
 
 /** The publishers of a set of releases, by id; a deleted publisher is simply absent. */

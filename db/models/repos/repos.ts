@@ -2,10 +2,11 @@ import type { Config } from '../../process/config.js';
 import type { Queryable, Tx } from '../../data-source.js';
 import { badRequest, conflict, forbidden, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { emit } from '../../events.js';
-import { updateRow, type RowChanges } from '../../sql.js';
+import { selectPage, updateRow, type PageWindow, type RowChanges } from '../../sql.js';
 import type { BlobStore } from '../../blob-store.js';
 import type { GitStore } from '../../git-store.js';
 import { gitOk } from '../../git/run.js';
+import { readableReposCondition } from '../access.js';
 import { createLabel } from '../orgs/labels.js';
 import { combineGitignores, fillLicense, findLabelTemplate, findLicense, readmeNames, renderReadme } from './repo-templates-data/index.js';
 import type { RepoRow } from './repo-row.js';
@@ -46,6 +47,13 @@ export async function findRepo(db: Queryable, ownerName: string, repoName: strin
 export async function findRepoById(db: Queryable, id: number): Promise<RepoRow | null> {
   const [row] = await db.query<RepoRow>('SELECT * FROM repository WHERE id = $1', [id]);
   return row ?? null;
+}
+
+/** An owner's repositories the viewer may read, by name (the user's repository lists). */
+export async function listOwnerRepos(db: Queryable, ownerId: number, viewer: UserRow | null, page: PageWindow): Promise<{ repos: RepoRow[]; total: number }> {
+  const from = `repository r WHERE r.owner_id = $1 AND ${readableReposCondition('r', '$2')}`;
+  const { rows, total } = await selectPage<RepoRow>(db, { select: 'r.*', from, params: [ownerId, viewer?.id ?? null], orderBy: 'r.lower_name', page });
+  return { repos: rows, total };
 }
 
 /** A renamed repository's old name still leads to it. */

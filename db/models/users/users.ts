@@ -2,7 +2,7 @@ import type { Queryable, Tx } from '../../data-source.js';
 import { hashPassword, type PasswordHash } from '../../crypto.js';
 import { invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { enqueue } from '../../../jobs/queue.js';
-import { updateRow, type RowChanges } from '../../sql.js';
+import { selectPage, updateRow, type RowChanges } from '../../sql.js';
 import { assertUsableName, assertValidEmail } from './names.js';
 import { releaseHoldings, type UserRemoval } from '../orgs/orgs.js';
 import { toUserRow, userTypes, visibilities, type UserRow, type Visibility } from './user-row.js';
@@ -276,12 +276,8 @@ export async function searchUsers(tx: Queryable, search: UserSearch): Promise<{ 
   if (search.sourceId !== undefined) add((n) => `login_source = $${n}`, search.sourceId);
   if (search.loginName) add((n) => `login_name = $${n}`, search.loginName);
   const clause = where.join(' AND ');
-  const [{ count }] = await tx.query<{ count: string }>(`SELECT count(*) FROM "user" WHERE ${clause}`, params);
-  const rows = await tx.query(
-    `SELECT * FROM "user" WHERE ${clause} ORDER BY id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, search.limit, search.offset],
-  );
-  return { users: rows.map(toUserRow), total: Number(count) };
+  const { rows, total } = await selectPage<Record<string, unknown>>(tx, { select: '*', from: `"user" WHERE ${clause}`, params, orderBy: 'id', page: search });
+  return { users: rows.map(toUserRow), total };
 }
 
 export function escapeLike(text: string): string {
