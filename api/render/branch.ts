@@ -1,5 +1,6 @@
 import { isGlobRule, type ProtectionRow } from '../../db/models/code/branch-protection.js';
 import type { HeadCommit } from '../../db/models/code/branches.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
 import { iso } from './time.js';
 
 /** The PayloadUser definition of the Gitea 1.22 API description. */
@@ -84,14 +85,14 @@ export interface BranchView {
   /** Only repository administrators are told which rule applies. */
   showRuleName: boolean;
   /** Site users by (lower-cased) commit e-mail address. */
-  usernames: Map<string, string>;
+  users: Map<string, UserRow>;
 }
 
 /** Go writes a zero UTC offset as `Z`; git writes it as `+00:00`. */
 const rfc3339 = (gitDate: string): string => gitDate.replace(/[+-]00:00$/, 'Z');
 
-export function renderPayloadCommit(head: HeadCommit, repoHtmlUrl: string, usernames: Map<string, string>): ApiPayloadCommit {
-  const user = (name: string, email: string): ApiPayloadUser => ({ name, email, username: usernames.get(email.toLowerCase()) ?? '' });
+export function renderPayloadCommit(head: HeadCommit, repoHtmlUrl: string, users: Map<string, UserRow>): ApiPayloadCommit {
+  const user = (name: string, email: string): ApiPayloadUser => ({ name, email, username: users.get(email.toLowerCase())?.name ?? '' });
   return {
     id: head.sha,
     message: head.message,
@@ -110,7 +111,7 @@ export function renderBranch(view: BranchView, repoHtmlUrl: string): ApiBranch {
   const { head, rule } = view;
   return {
     name: head.branch,
-    commit: renderPayloadCommit(head, repoHtmlUrl, view.usernames),
+    commit: renderPayloadCommit(head, repoHtmlUrl, view.users),
     protected: rule !== null,
     required_approvals: rule?.required_approvals ?? 0,
     enable_status_check: rule?.enable_status_check ?? false,
@@ -121,9 +122,9 @@ export function renderBranch(view: BranchView, repoHtmlUrl: string): ApiBranch {
   };
 }
 
-/** `names` resolves the user ids the rule stores; ids of deleted users are left out. */
-export function renderBranchProtection(rule: ProtectionRow, names: Map<number, string>, teams: Map<number, string>): ApiBranchProtection {
-  const usernames = (ids: number[]): string[] => ids.flatMap((id) => (names.has(id) ? [names.get(id)!] : []));
+/** `users` resolves the user ids the rule stores; ids of deleted users are left out. */
+export function renderBranchProtection(rule: ProtectionRow, users: Map<number, UserRow>, teams: Map<number, string>): ApiBranchProtection {
+  const usernames = (ids: number[]): string[] => ids.flatMap((id) => (users.has(id) ? [users.get(id)!.name] : []));
   const teamNames = (ids: number[]): string[] => ids.flatMap((id) => (teams.has(id) ? [teams.get(id)!] : []));
   return {
     branch_name: isGlobRule(rule.rule_name) ? '' : rule.rule_name,

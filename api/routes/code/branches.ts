@@ -3,13 +3,15 @@ import { inTx } from '../../../db/data-source.js';
 import { badRequest, notFound } from '../../../db/errors.js';
 import {
   canUserMerge, canUserPush, createProtection, deleteProtection, editProtection, effectiveProtection, getProtection,
-  listProtections, teamNamesOf, userNamesOf, whitelistedTeamIds, type ProtectionInput, type ProtectionRow,
+  listProtections, teamNamesOf, whitelistedTeamIds, type ProtectionInput, type ProtectionRow,
 } from '../../../db/models/code/branch-protection.js';
 import {
   assertBranchesWritable, createBranch, deleteBranch, ensureBranchRows, listBranchPage, readHeads,
-  resolveCommit, userNamesByEmail,
+  resolveCommit,
 } from '../../../db/models/code/branches.js';
 import { accessModes } from '../../../db/models/repos/repo-row.js';
+import { findUsersByEmails } from '../../../db/models/users/emails.js';
+import { findUsersByIds } from '../../../db/models/users/users.js';
 import type { Deps } from '../../deps.js';
 import { pageOf, paged } from '../../http/pagination.js';
 import { created, noContent, ok, route, type Context } from '../../http/route.js';
@@ -51,8 +53,8 @@ async function branchViews(deps: Deps, loaded: LoadedRepo, branchNames: string[]
     protections ?? listProtections(deps.db, loaded.repo.id),
   ]);
   const user = loaded.caller.user;
-  const [usernames, teamIds] = await Promise.all([
-    userNamesByEmail(deps.db, heads.flatMap((h) => [h.authorEmail, h.committerEmail])),
+  const [users, teamIds] = await Promise.all([
+    findUsersByEmails(deps.db, heads.flatMap((h) => [h.authorEmail, h.committerEmail])),
     whitelistedTeamIds(deps.db, user, rules),
   ]);
   const byName = new Map(heads.map((h) => [h.branch, h]));
@@ -62,7 +64,7 @@ async function branchViews(deps: Deps, loaded: LoadedRepo, branchNames: string[]
     if (!head) return [];
     const rule = effectiveProtection(rules, name);
     return [{
-      head, rule, usernames, showRuleName: loaded.mode >= accessModes.admin,
+      head, rule, users, showRuleName: loaded.mode >= accessModes.admin,
       canPush: rule ? canUserPush(rule, user, loaded.mode, teamIds) : writer,
       canMerge: rule ? canUserMerge(rule, user, loaded.mode, teamIds) : writer,
     }];
@@ -78,8 +80,8 @@ async function renderBranchNamed(deps: Deps, loaded: LoadedRepo, name: string) {
 async function renderProtections(deps: Deps, rules: ProtectionRow[]) {
   const ids = rules.flatMap((r) => [...r.whitelist_user_ids, ...r.merge_whitelist_user_ids, ...r.approvals_whitelist_user_ids]);
   const teamIds = rules.flatMap((r) => [...r.whitelist_team_ids, ...r.merge_whitelist_team_ids, ...r.approvals_whitelist_team_ids]);
-  const [userNames, teamNames] = await Promise.all([userNamesOf(deps.db, [...new Set(ids)]), teamNamesOf(deps.db, [...new Set(teamIds)])]);
-  return rules.map((rule) => renderBranchProtection(rule, userNames, teamNames));
+  const [users, teamNames] = await Promise.all([findUsersByIds(deps.db, ids), teamNamesOf(deps.db, [...new Set(teamIds)])]);
+  return rules.map((rule) => renderBranchProtection(rule, users, teamNames));
 }
 
 /** Repository administrators manage protection rules (Gitea's reqToken + reqAdmin). */

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
 import {
-  combineStates, commitStatusSorts, commitStatusStates, createCommitStatus, findStatusCreators, listCommitStatuses,
+  combineStates, commitStatusSorts, commitStatusStates, createCommitStatus, listCommitStatuses,
   listLatestCommitStatuses, resolveCommitRef, resolveStatusSha, type CommitStatusRow,
 } from '../../../db/models/code/commit-statuses.js';
 import { accessModes } from '../../../db/models/repos/repo-row.js';
+import { findUsersByIds } from '../../../db/models/users/users.js';
 import type { Deps } from '../../deps.js';
 import { pageOf, paged } from '../../http/pagination.js';
 import { created, ok, route, type Context } from '../../http/route.js';
@@ -29,7 +30,7 @@ const listQuery = z.object({
 type ListQuery = z.infer<typeof listQuery> & { page?: number; limit?: number };
 
 async function presentStatuses(deps: Deps, loaded: LoadedRepo, rows: CommitStatusRow[]): Promise<ApiCommitStatus[]> {
-  const creators = await findStatusCreators(deps.db, rows);
+  const creators = await findUsersByIds(deps.db, rows.map((r) => r.creator_id));
   return rows.map((row) => renderCommitStatus(row, creators.get(row.creator_id ?? 0) ?? null, loaded, deps.config));
 }
 

@@ -3,7 +3,8 @@ import { badRequest, conflict, invalid, notFound } from '../../../db/errors.js';
 import type { CommitObject } from '../../../db/git/objects.js';
 import { isFullOid, isValidRefPattern } from '../../../db/git/objects.js';
 import type { GitReader } from '../../../db/git/read.js';
-import { maxBlobContentSize, openRepoGit, usersByEmails } from '../../../db/models/code/contents.js';
+import { maxBlobContentSize, openRepoGit } from '../../../db/models/code/contents.js';
+import { findUsersByEmails } from '../../../db/models/users/emails.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
 import type { Deps } from '../../deps.js';
 import { pageOf, paged } from '../../http/pagination.js';
@@ -59,7 +60,7 @@ export async function renderCommits(deps: Deps, view: GitView, viewer: UserRow |
   const wantChanges = options.stat || options.files;
   const [changes, users] = await Promise.all([
     wantChanges ? view.reader.changesOf(commits.map((c) => c.oid), { stats: options.stat, files: options.files }) : new Map(),
-    usersByEmails(deps.db, commits.flatMap((c) => [c.author.email, c.committer.email])),
+    findUsersByEmails(deps.db, commits.flatMap((c) => [c.author.email, c.committer.email])),
   ]);
   const rendering = { links: view.links, users, viewer, render: deps.config, verification: options.verification };
   return commits.map((commit) => {

@@ -3,11 +3,12 @@ import { inTx } from '../../../db/data-source.js';
 import { forbidden, notFound } from '../../../db/errors.js';
 import { listReleaseAttachments } from '../../../db/models/releases/attachments.js';
 import {
-  createRelease, deleteRelease, editRelease, findPublishers, getLatestRelease, getRelease, getReleaseByTag, listReleases,
+  createRelease, deleteRelease, editRelease, getLatestRelease, getRelease, getReleaseByTag, listReleases,
   type ReleaseRow,
 } from '../../../db/models/releases/releases.js';
 import { accessModeOf } from '../../../db/models/access.js';
 import { accessModes, type AccessMode } from '../../../db/models/repos/repo-row.js';
+import { findUsersByIds } from '../../../db/models/users/users.js';
 import type { UnitKey } from '../../../db/models/orgs/teams.js';
 import type { Caller } from '../../auth/caller.js';
 import type { Deps } from '../../deps.js';
@@ -67,7 +68,7 @@ export function idParam(value: string): number {
 
 export async function presentReleases(deps: Deps, loaded: LoadedRepo, rows: ReleaseRow[]): Promise<ApiRelease[]> {
   const [publishers, attachments] = await Promise.all([
-    findPublishers(deps.db, rows),
+    findUsersByIds(deps.db, rows.map((r) => r.publisher_id)),
     listReleaseAttachments(deps.db, rows.map((r) => r.id)),
   ]);
   return rows.map((row) =>

@@ -201,13 +201,6 @@ export async function getProtection(db: Queryable, repoId: number, ruleName: str
   return toProtectionRow(row);
 }
 
-/** Names for the ids a rule stores, in the stored order; users deleted since are left out. */
-export async function userNamesOf(db: Queryable, ids: number[]): Promise<Map<number, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.query<{ id: number; name: string }>('SELECT id, name FROM "user" WHERE id = ANY($1::bigint[])', [ids]);
-  return new Map(rows.map((r) => [r.id, r.name]));
-}
-
 /**
  * Gitea's whitelist update: every name must be a user (else 422); only those with at least `needed` access
  * to the repository are kept, the others are dropped silently.

@@ -6,7 +6,7 @@ import { emit } from '../../events.js';
 import type { GitStore } from '../../git-store.js';
 import { runGit } from '../../git/run.js';
 import type { RepoRow } from '../repos/repo-row.js';
-import { toUserRow, type UserRow } from '../users/user-row.js';
+import type { UserRow } from '../users/user-row.js';
 
 export const commitStatusStates = ['pending', 'success', 'error', 'failure', 'warning'] as const;
 export type CommitStatusState = (typeof commitStatusStates)[number];
@@ -173,11 +173,4 @@ export async function listLatestCommitStatuses(
 export function combineStates(states: CommitStatusState[]): CommitStatusState {
   if (states.length === 0) return 'pending';
   return worstFirst.find((state) => states.includes(state))!;
-}
-
-export async function findStatusCreators(db: Queryable, rows: CommitStatusRow[]): Promise<Map<number, UserRow>> {
-  const ids = [...new Set(rows.map((r) => r.creator_id).filter((id): id is number => id !== null))];
-  if (ids.length === 0) return new Map();
-  const users = await db.query('SELECT * FROM "user" WHERE id = ANY($1::bigint[])', [ids]);
-  return new Map(users.map((raw) => toUserRow(raw)).map((user) => [user.id, user]));
 }

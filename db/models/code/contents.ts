@@ -19,31 +19,11 @@ import { enqueue } from '../../../jobs/queue.js';
 import { assertNotArchived, canUserPush, effectiveProtection, listProtections, rulePattern, whitelistedTeamIds } from './branch-protection.js';
 import { assertValidBranchName } from '../repos/repos.js';
 import type { AccessMode, RepoRow } from '../repos/repo-row.js';
-import { toUserRow, type UserRow } from '../users/user-row.js';
+import type { UserRow } from '../users/user-row.js';
 
 /** The bare repository of a row, for reading. */
 export function openRepoGit(store: GitStore, repo: RepoRow): GitReader {
   return new GitReader(store.pathOf(repo.owner_name, repo.name), repo.object_format_name as ObjectFormat);
-}
-
-/**
- * Gitea's GetUserByEmail for many addresses at once: activated addresses first, then the primary address of
- * the account. Keys are lower-cased addresses.
- */
-export async function usersByEmails(db: Queryable, emails: string[]): Promise<Map<string, UserRow>> {
-  const wanted = [...new Set(emails.filter(Boolean).map((email) => email.toLowerCase()))];
-  const found = new Map<string, UserRow>();
-  if (wanted.length === 0) return found;
-  const rows = await db.query<Record<string, unknown> & { matched: string }>(
-    `SELECT DISTINCT ON (matched) u.*, m.matched FROM (
-       SELECT e.uid, e.lower_email AS matched, 0 AS rank FROM email_address e WHERE e.lower_email = ANY($1::text[]) AND e.is_activated
-       UNION ALL
-       SELECT u.id, lower(u.email), 1 FROM "user" u WHERE lower(u.email) = ANY($1::text[])
-     ) m JOIN "user" u ON u.id = m.uid ORDER BY matched, m.rank`,
-    [wanted],
-  );
-  for (const row of rows) found.set(row.matched, toUserRow(row));
-  return found;
 }
 
 // ---------------------------------------------------------------- reading contents

@@ -13,6 +13,7 @@ import { createRepository, deleteRepository, type NewRepo, type RepoContext } fr
 import { accessModes, type AccessMode, type RepoRow } from '../repos/repo-row.js';
 import { createOwnerTeam, ownerTeamName } from './teams.js';
 import { toUserRow, userTypes, visibilities, type UserRow, type Visibility } from '../users/user-row.js';
+import { findUsersByIds } from '../users/users.js';
 
 /** An organization: a row of "user" with type 1. */
 export interface OrgRow extends UserRow {
@@ -27,8 +28,8 @@ export async function findOrgByName(db: Queryable, name: string): Promise<OrgRow
 }
 
 export async function findOrgsByIds(db: Queryable, ids: number[]): Promise<OrgRow[]> {
-  const rows = await db.query('SELECT * FROM "user" WHERE id = ANY($1::bigint[]) AND type = $2', [ids, userTypes.organization]);
-  return rows.map((raw) => toUserRow(raw) as OrgRow);
+  const users = await findUsersByIds(db, ids);
+  return [...users.values()].filter((user) => user.type === userTypes.organization) as OrgRow[];
 }
 
 export async function isOrgMember(db: Queryable, orgId: number, userId: number): Promise<boolean> {

@@ -107,6 +107,14 @@ export async function findUserByName(tx: Queryable, name: string): Promise<UserR
   return raw ? toUserRow(raw) : null;
 }
 
+/** Users and organizations by id, in one query; null ids are skipped, ids without a row are absent from the map. */
+export async function findUsersByIds(db: Queryable, ids: ReadonlyArray<number | null>): Promise<Map<number, UserRow>> {
+  const wanted = [...new Set(ids.filter((id): id is number => id !== null))];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.query('SELECT * FROM "user" WHERE id = ANY($1::bigint[])', [wanted]);
+  return new Map(rows.map((raw) => toUserRow(raw)).map((user) => [user.id, user]));
+}
+
 /** Basic authentication names a user by login name or by any of their e-mail addresses. */
 export async function findUserByLogin(tx: Queryable, login: string): Promise<UserRow | null> {
   const [raw] = await tx.query(
