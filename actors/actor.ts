@@ -1,15 +1,10 @@
-import type { Logger } from 'pino';
 import type { Transporter } from 'nodemailer';
-import type { Config } from '../db/process/config.js';
 import type { Store } from '../db/data-source.js';
-import type { GitStore } from '../db/git-store.js';
+import type { Services } from '../db/services.js';
 import type { JobName, PayloadOf } from '../jobs/catalogue.js';
 
 /** What every actor may use; built once per worker process. */
-export interface ActorDeps extends Store {
-  config: Config;
-  log: Logger;
-  git: GitStore;
+export interface ActorDeps extends Store, Services {
   /** Present when [mailer] ENABLED is true. */
   mail: Transporter | null;
 }

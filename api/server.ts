@@ -1,11 +1,8 @@
 import { pino } from 'pino';
 import { ensureBootAdmin, openStore, withSecretKey } from '../db/process/boot.js';
 import { loadConfig } from '../db/process/config.js';
+import { buildServices } from '../db/services.js';
 import { createApp } from './app.js';
-import { CommitFieldsCache } from '../db/models/code/branches.js';
-import { GitStore } from '../db/git-store.js';
-import { FileBlobStore } from '../db/blob-store.js';
-import path from 'node:path';
 
 /** The web process: serves the API until SIGTERM/SIGINT, then lets in-flight requests finish. */
 async function main(): Promise<void> {
@@ -14,8 +11,7 @@ async function main(): Promise<void> {
   if (!config.databaseUrl) throw new Error('DATABASE_URL is not set (npm start sets it for the embedded database)');
   const store = await openStore(config.databaseUrl, 'web');
   await ensureBootAdmin(store, config, log);
-  const blobs = new FileBlobStore(path.join(config.dataDir, 'blobs'));
-  const server = createApp({ ...store, config, log, git: new GitStore(path.join(config.dataDir, 'git')), blobs, commits: new CommitFieldsCache() }).listen(config.port, () => {
+  const server = createApp({ ...store, ...buildServices(config, log) }).listen(config.port, () => {
     log.info({ port: config.port, rootUrl: config.rootUrl }, 'web ready');
   });
   let stopping = false;

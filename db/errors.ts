@@ -9,13 +9,22 @@ export class HttpError extends Error {
   }
 }
 
-export const notFound = (what?: string): HttpError =>
-  new HttpError(404, "The target couldn't be found.", { errors: what ? [what] : [] });
-export const invalid = (message: string): HttpError => new HttpError(422, message);
+/**
+ * Gitea's ctx.NotFound: a fixed message, with what is missing under `errors`. A `message` stands for Gitea's
+ * ctx.Error(404, message) instead: that message and no `errors`.
+ */
+export const notFound = (what?: string, message?: string): HttpError =>
+  message === undefined ? new HttpError(404, "The target couldn't be found.", { errors: what ? [what] : [] }) : new HttpError(404, message);
+/** `extra` adds fields to the body beside `message` (e.g. the offending topics). */
+export const invalid = (message: string, extra?: Record<string, unknown>): HttpError => new HttpError(422, message, extra);
 export const badRequest = (message: string): HttpError => new HttpError(400, message);
 export const forbidden = (message: string): HttpError => new HttpError(403, message);
 export const unauthorized = (message: string): HttpError => new HttpError(401, message);
+export const methodNotAllowed = (message: string): HttpError => new HttpError(405, message);
 export const conflict = (message: string): HttpError => new HttpError(409, message);
+export const tooLarge = (message: string): HttpError => new HttpError(413, message);
+export const unsupportedMediaType = (message: string): HttpError => new HttpError(415, message);
+export const locked = (message: string): HttpError => new HttpError(423, message);
 
 /** PostgreSQL's unique_violation: a concurrent writer won the race for the same name. */
 export function isUniqueViolation(error: unknown): boolean {

@@ -76,6 +76,14 @@ export async function enqueue<N extends JobName>(tx: JobTx, name: N, payload: Pa
   return tx.boss.send(name, data, { db: tx.jobDb, ...(singletonKey ? { singletonKey } : {}) });
 }
 
+/**
+ * Makes the next failure of an active job final: pg-boss retries a failed job while its retry count is below
+ * its limit, so the limit becomes the count. For a job that can never succeed, such as a malformed payload.
+ */
+export async function forbidRetry(boss: PgBoss, name: string, id: string): Promise<void> {
+  await boss.getDb().executeSql('UPDATE pgboss.job SET retry_limit = retry_count WHERE name = $1 AND id = $2', [name, id]);
+}
+
 /** A LISTEN connection that calls `onWake(queueName)` whenever a job is inserted. */
 export async function listenForJobs(connectionString: string, onWake: (queue: string) => void): Promise<() => Promise<void>> {
   const client = new pg.Client({ connectionString, application_name: 'hearth-worker-listen' });

@@ -1,12 +1,11 @@
-import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Actor, ActorDeps } from '../actors/actor.js';
 import type { Config } from '../db/process/config.js';
 import type { Store } from '../db/data-source.js';
-import { GitStore } from '../db/git-store.js';
+import { buildServices } from '../db/services.js';
 import { jobs, jobNames, type JobName } from '../jobs/catalogue.js';
-import { listenForJobs } from '../jobs/queue.js';
+import { forbidRetry, listenForJobs } from '../jobs/queue.js';
 
 /** Picks the actors named in HEARTH_ACTORS (all when unset) and checks the catalogue is covered exactly once. */
 export function chooseActors(all: Actor[], selection: string | undefined): Actor[] {
@@ -26,7 +25,7 @@ export function actorDeps(store: Store, config: Config, log: Logger): ActorDeps 
   const mail = enabled && smtpAddr
     ? nodemailer.createTransport({ host: smtpAddr, port: smtpPort ?? 25, secure: smtpPort === 465, ignoreTLS: smtpPort !== 465 && smtpPort !== 587 })
     : null;
-  return { ...store, config, log, mail, git: new GitStore(path.join(config.dataDir, 'git')) };
+  return { ...store, ...buildServices(config, log), mail };
 }
 
 export interface Subscription {
@@ -48,9 +47,15 @@ export async function subscribe(actors: Actor[], deps: ActorDeps, connectionStri
     const ids: string[] = [];
     for (let i = 0; i < definition.concurrency; i++) {
       const id = await deps.boss.work<unknown>(actor.job, { batchSize: 1, pollingIntervalSeconds: 2 }, async ([job]) => {
-        const payload = definition.payload.parse(job.data);
+        const payload = definition.payload.safeParse(job.data);
+        if (!payload.success) {
+          // enqueue checks payloads, so this one was sent some other way; no retry will make it valid
+          deps.log.error({ actor: actor.name, job: job.id, issues: payload.error.issues }, 'job payload refused; failed without retry');
+          await forbidRetry(deps.boss, actor.job, job.id);
+          throw payload.error;
+        }
         const started = Date.now();
-        const outcome = await actor.handle(payload as never, deps);
+        const outcome = await actor.handle(payload.data as never, deps);
         deps.log.info({ actor: actor.name, job: job.id, outcome, ms: Date.now() - started }, 'job handled');
         wake(actor.job);
         return outcome;

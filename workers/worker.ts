@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   const config = withSecretKey(loadConfig());
   const log = pino({ level: config.log.level, base: { process: 'worker' } });
   if (!config.databaseUrl) throw new Error('DATABASE_URL is not set (npm start sets it for the embedded database)');
-  const actors = chooseActors(allActors, process.env.HEARTH_ACTORS);
+  const actors = chooseActors(allActors, config.worker.actors);
   const store = await openStore(config.databaseUrl, 'worker');
   await ensureBootAdmin(store, config, log);
   const subscription = await subscribe(actors, actorDeps(store, config, log), config.databaseUrl);

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { HttpError, notFound } from '../../db/errors.js';
+import { forbidden, notFound } from '../../db/errors.js';
 import { findUserByName } from '../../db/models/users/users.js';
 import type { Deps } from '../deps.js';
 import type { Caller } from './caller.js';
@@ -15,7 +15,7 @@ export function sudo(deps: Deps) {
       const target = (fromQuery ?? req.get('sudo') ?? '').trim();
       if (target) {
         const caller = res.locals.caller as Caller;
-        if (!caller.user?.is_admin) throw new HttpError(403, 'Only administrators allowed to sudo.');
+        if (!caller.user?.is_admin) throw forbidden('Only administrators allowed to sudo.');
         const user = await findUserByName(deps.db, target);
         if (!user) throw notFound(`user ${target} does not exist`);
         res.locals.caller = { ...caller, user } satisfies Caller;

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { badRequest, HttpError } from '../../db/errors.js';
+import { badRequest, tooLarge } from '../../db/errors.js';
 import type { RefUpdate } from '../../db/models/code/branch-protection.js';
 import { encodePkt, flushPkt, PktReader, readPkt, sideband } from './pkt-line.js';
 
@@ -59,7 +59,7 @@ export function readCommandList(body: Readable, limit: number): Promise<{ head: 
         return;
       }
       if (request) finish(() => resolve({ head, request: request! }));
-      else if (head.length > limit) finish(() => reject(new HttpError(413, 'push command list too large')));
+      else if (head.length > limit) finish(() => reject(tooLarge('push command list too large')));
     };
     const onEnd = (): void => finish(() => reject(badRequest('the request ended before its command list')));
     const onError = (error: Error): void => finish(() => reject(badRequest(`unreadable request body: ${error.message}`)));

@@ -6,7 +6,7 @@ import { finished } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { inTx } from '../../db/data-source.js';
-import { forbidden, HttpError, notFound, unauthorized } from '../../db/errors.js';
+import { forbidden, HttpError, notFound, unauthorized, unsupportedMediaType } from '../../db/errors.js';
 import { gitEnv, runGit } from '../../db/git/run.js';
 import { accessModeOf } from '../../db/models/access.js';
 import { judgePush, type RefUpdate } from '../../db/models/code/branch-protection.js';
@@ -169,7 +169,7 @@ async function resolveTarget(deps: Deps, req: Request, res: Response, service: S
 /** The request body, unzipped when the client compressed it (git does for large fetch negotiations). */
 function requestBody(req: Request, service: Service): Readable {
   if (req.get('content-type') !== `application/x-git-${service}-request`) {
-    throw new HttpError(415, `expected Content-Type application/x-git-${service}-request`);
+    throw unsupportedMediaType(`expected Content-Type application/x-git-${service}-request`);
   }
   const encoding = (req.get('content-encoding') ?? '').toLowerCase();
   if (encoding === 'gzip' || encoding === 'x-gzip') {
@@ -177,7 +177,7 @@ function requestBody(req: Request, service: Service): Readable {
     req.on('error', (error) => gunzip.destroy(error));
     return req.pipe(gunzip);
   }
-  if (encoding && encoding !== 'identity') throw new HttpError(415, `unsupported Content-Encoding ${encoding}`);
+  if (encoding && encoding !== 'identity') throw unsupportedMediaType(`unsupported Content-Encoding ${encoding}`);
   return req;
 }
 

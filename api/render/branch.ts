@@ -2,6 +2,7 @@ import { isGlobRule } from '../../db/models/code/branch-protection.js';
 import type { HeadCommit } from '../../db/models/code/branches.js';
 import type { ProtectionView } from '../../db/views/branch-protections.js';
 import type { BranchView } from '../../db/views/branches.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
 import { iso } from './time.js';
 
 /** The PayloadUser definition of the Gitea 1.22 API description. */
@@ -80,8 +81,8 @@ export interface ApiBranchProtection {
 /** Go writes a zero UTC offset as `Z`; git writes it as `+00:00`. */
 const rfc3339 = (gitDate: string): string => gitDate.replace(/[+-]00:00$/, 'Z');
 
-export function renderPayloadCommit(head: HeadCommit, repoHtmlUrl: string, usernames: Map<string, string>): ApiPayloadCommit {
-  const user = (name: string, email: string): ApiPayloadUser => ({ name, email, username: usernames.get(email.toLowerCase()) ?? '' });
+export function renderPayloadCommit(head: HeadCommit, repoHtmlUrl: string, users: Map<string, UserRow>): ApiPayloadCommit {
+  const user = (name: string, email: string): ApiPayloadUser => ({ name, email, username: users.get(email.toLowerCase())?.name ?? '' });
   return {
     id: head.sha,
     message: head.message,
@@ -100,7 +101,7 @@ export function renderBranch(view: BranchView, repoHtmlUrl: string): ApiBranch {
   const { head, rule } = view;
   return {
     name: head.branch,
-    commit: renderPayloadCommit(head, repoHtmlUrl, view.usernames),
+    commit: renderPayloadCommit(head, repoHtmlUrl, view.users),
     protected: rule !== null,
     required_approvals: rule?.required_approvals ?? 0,
     enable_status_check: rule?.enable_status_check ?? false,
@@ -112,8 +113,8 @@ export function renderBranch(view: BranchView, repoHtmlUrl: string): ApiBranch {
 }
 
 /** Ids of users and teams deleted since the rule was saved are left out. */
-export function renderBranchProtection({ rule, userNames: names, teamNames: teams }: ProtectionView): ApiBranchProtection {
-  const usernames = (ids: number[]): string[] => ids.flatMap((id) => (names.has(id) ? [names.get(id)!] : []));
+export function renderBranchProtection({ rule, users, teamNames: teams }: ProtectionView): ApiBranchProtection {
+  const usernames = (ids: number[]): string[] => ids.flatMap((id) => (users.has(id) ? [users.get(id)!.name] : []));
   const teamNames = (ids: number[]): string[] => ids.flatMap((id) => (teams.has(id) ? [teams.get(id)!] : []));
   return {
     branch_name: isGlobRule(rule.rule_name) ? '' : rule.rule_name,

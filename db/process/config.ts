@@ -28,6 +28,8 @@ export interface Config {
   mailer: { enabled: boolean; smtpAddr: string | undefined; smtpPort: number | undefined; from: string | undefined };
   packages: { enabled: boolean };
   log: { level: string };
+  /** HEARTH_ACTORS: the actors a worker process runs, comma-separated; unset or `all` for every one. */
+  worker: { actors: string | undefined };
 }
 
 type Sections = Record<string, Record<string, string>>;
@@ -93,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     packages: { enabled: bool('packages', 'ENABLED', true) },
     log: { level: get('log', 'LEVEL')?.toLowerCase() ?? env.LOG_LEVEL ?? 'info' },
+    worker: { actors: env.HEARTH_ACTORS || undefined },
   };
 }
 

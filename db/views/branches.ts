@@ -3,8 +3,9 @@ import type { GitStore } from '../git-store.js';
 import {
   canUserMerge, canUserPush, effectiveProtection, listProtections, whitelistedTeamIds, type ProtectionRow,
 } from '../models/code/branch-protection.js';
-import { readHeads, userNamesByEmail, type CommitFieldsCache, type HeadCommit } from '../models/code/branches.js';
+import { readHeads, type CommitFieldsCache, type HeadCommit } from '../models/code/branches.js';
 import { accessModes } from '../models/repos/repo-row.js';
+import { findUsersByEmails } from '../models/users/emails.js';
 import type { UserRow } from '../models/users/user-row.js';
 import type { RepoView } from './repo.js';
 
@@ -17,7 +18,7 @@ export interface BranchView {
   /** Only repository administrators are told which rule applies. */
   showRuleName: boolean;
   /** Site users by (lower-cased) commit e-mail address. */
-  usernames: Map<string, string>;
+  users: Map<string, UserRow>;
 }
 
 /** Where branch heads are read: the repositories on disk and the cache of commit fields. */
@@ -38,8 +39,8 @@ export async function loadBranchViews(
     readHeads(git.pathOf(repo.owner_name, repo.name), names, commits),
     protections ?? listProtections(db, repo.id),
   ]);
-  const [usernames, teamIds] = await Promise.all([
-    userNamesByEmail(db, heads.flatMap((h) => [h.authorEmail, h.committerEmail])),
+  const [users, teamIds] = await Promise.all([
+    findUsersByEmails(db, heads.flatMap((h) => [h.authorEmail, h.committerEmail])),
     whitelistedTeamIds(db, viewer, rules),
   ]);
   const byName = new Map(heads.map((h) => [h.branch, h]));
@@ -49,7 +50,7 @@ export async function loadBranchViews(
     if (!head) return [];
     const rule = effectiveProtection(rules, name);
     return [{
-      head, rule, usernames, showRuleName: mode >= accessModes.admin,
+      head, rule, users, showRuleName: mode >= accessModes.admin,
       canPush: rule ? canUserPush(rule, viewer, mode, teamIds) : writer,
       canMerge: rule ? canUserMerge(rule, viewer, mode, teamIds) : writer,
     }];

@@ -1,7 +1,7 @@
 import type { Queryable } from '../data-source.js';
 import type { CommitObject } from '../git/objects.js';
 import type { FileChange, GitReader } from '../git/read.js';
-import { usersByEmails } from '../models/code/contents.js';
+import { findUsersByEmails } from '../models/users/emails.js';
 import type { UserRow } from '../models/users/user-row.js';
 
 /** A commit with what its JSON shows besides the object: the accounts behind its signatures and, when asked for, its changes. */
@@ -23,7 +23,7 @@ export interface CommitDetail {
 export async function loadCommitViews(db: Queryable, reader: GitReader, commits: CommitObject[], detail: CommitDetail): Promise<CommitView[]> {
   const [changes, users] = await Promise.all([
     detail.stats || detail.files ? reader.changesOf(commits.map((c) => c.oid), detail) : null,
-    usersByEmails(db, commits.flatMap((c) => [c.author.email, c.committer.email])),
+    findUsersByEmails(db, commits.flatMap((c) => [c.author.email, c.committer.email])),
   ]);
   return commits.map((commit) => {
     const found = changes?.get(commit.oid);

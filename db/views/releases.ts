@@ -1,6 +1,7 @@
 import type { Queryable } from '../data-source.js';
 import { listReleaseAttachments, type AttachmentRow } from '../models/releases/attachments.js';
-import { findPublishers, type ReleaseRow } from '../models/releases/releases.js';
+import type { ReleaseRow } from '../models/releases/releases.js';
+import { findUsersByIds } from '../models/users/users.js';
 import type { UserRow } from '../models/users/user-row.js';
 
 /** A release with what its JSON shows besides the row: the publisher (null once deleted) and the attachments. */
@@ -13,7 +14,7 @@ export interface ReleaseView {
 /** The views of a list of releases in two queries, whatever its length. */
 export async function loadReleaseViews(db: Queryable, releases: ReleaseRow[]): Promise<ReleaseView[]> {
   const [publishers, attachments] = await Promise.all([
-    findPublishers(db, releases),
+    findUsersByIds(db, releases.map((r) => r.publisher_id)),
     listReleaseAttachments(db, releases.map((r) => r.id)),
   ]);
   return releases.map((release) => ({

@@ -5,17 +5,17 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express from 'express';
 import pg from 'pg';
+import { pino } from 'pino';
 import { openStore } from '../../db/process/boot.js';
 import { loadConfig } from '../../db/process/config.js';
 import { openDatabase, freePort, type Database } from '../../db/process/database-url.js';
 import { inTx } from '../../db/data-source.js';
-import { FileBlobStore } from '../../db/blob-store.js';
 import { gitOk } from '../../db/git/run.js';
-import { GitStore } from '../../db/git-store.js';
 import { createBranch } from '../../db/models/code/branches.js';
 import { createRepository } from '../../db/models/repos/repos.js';
 import { createToken } from '../../db/models/users/tokens.js';
 import { createUser } from '../../db/models/users/users.js';
+import { buildServices, type Services } from '../../db/services.js';
 import { measureGit, type GitFigure, type GitHistory } from './git-bench.js';
 
 /**
@@ -102,13 +102,11 @@ async function dropBenchDatabase(adminUrl: string, benchUrl: string): Promise<vo
  * Migrates (openStore does) and seeds through the model operations, with the production password hash: the
  * user and its token, a public repository with a README, one with 20 branches, and an empty one to push into.
  */
-async function seed(databaseUrl: string, dataDir: string): Promise<Seed> {
+async function seed(databaseUrl: string, ctx: Services): Promise<Seed> {
   const store = await openStore(databaseUrl, 'web');
   try {
-    const config = loadConfig({ HEARTH_DATA_DIR: dataDir });
-    const ctx = { git: new GitStore(path.join(dataDir, 'git')), blobs: new FileBlobStore(path.join(dataDir, 'blobs')), config };
     return await inTx(store, async (tx) => {
-      const user = await createUser(tx, { username, email: `${username}@example.com`, password: 'bench-password' }, { passwordAlgo: config.security.passwordHashAlgo });
+      const user = await createUser(tx, { username, email: `${username}@example.com`, password: 'bench-password' }, { passwordAlgo: ctx.config.security.passwordHashAlgo });
       const { token } = await createToken(tx, user, { name: 'bench', scopes: ['all'] });
       await createRepository(tx, ctx, user, user, { name: repos.plain, description: 'A public repository', auto_init: true });
       const branchy = await createRepository(tx, ctx, user, user, { name: repos.branches, auto_init: true });
@@ -239,7 +237,8 @@ async function main(): Promise<void> {
   try {
     database = await openDatabase({ databaseUrl: process.env.DATABASE_URL || undefined, dataDir: scratch });
     benchUrl = await createBenchDatabase(database.url);
-    const { userId, token } = await seed(benchUrl, scratch);
+    const services = buildServices(loadConfig({ HEARTH_DATA_DIR: scratch }), pino({ level: 'silent' }));
+    const { userId, token } = await seed(benchUrl, services);
     const env = { ...process.env, NODE_ENV: 'production', DATABASE_URL: benchUrl, HEARTH_DATA_DIR: scratch };
     const ports = { baseline: await freePort(), hearth: await freePort() };
     const baseline = await startServer([self, 'baseline-server'], { ...env, PORT: String(ports.baseline) }, ports.baseline);
@@ -264,7 +263,7 @@ async function main(): Promise<void> {
     pushUrl.password = token;
     const git = await measureGit(path.join(scratch, 'git-bench'), {
       url: pushUrl.toString(),
-      dir: new GitStore(path.join(scratch, 'git')).pathOf(username, repos.pushed),
+      dir: services.git.pathOf(username, repos.pushed),
       rss: () => rssMiB(hearth.pid!),
     });
     printTable(figures, git.figures);

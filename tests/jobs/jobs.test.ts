@@ -44,3 +44,24 @@ test('a payload that does not match the catalogue is refused before anything is 
   await t.throwsAsync(inTx(hearth.store, (tx) => enqueue(tx, 'mail', { to: [], subject: 's', text: 't' })));
   t.deepEqual(await mailJobs(hearth), []);
 });
+
+/** A job's row once no worker holds or awaits it any more (or as it is after 15 s). */
+async function settledJob(hearth: TestHearth, id: string): Promise<{ state: string; retry_count: number } | undefined> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const [job] = await hearth.store.db.query<{ state: string; retry_count: number }>('SELECT state, retry_count FROM pgboss.job WHERE id = $1', [id]);
+    if ((job && !['created', 'active'].includes(job.state)) || Date.now() > deadline) return job;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+test('a job whose payload fails its check fails once, without retries', async (t) => {
+  const hearth = await startHearth(t);
+  // sent past enqueue, which would refuse it
+  const id = await hearth.store.boss.send('mail', { to: 'someone@example.com', subject: 42 });
+  t.truthy(id);
+  await hearth.startWorker('mailer');
+  const job = await settledJob(hearth, id!);
+  t.is(job?.state, 'failed');
+  t.is(job?.retry_count, 0);
+});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
+import { decodeBase64Strict } from '../../../db/encoding.js';
 import { badRequest, invalid, notFound } from '../../../db/errors.js';
 import { definitionFor, parseEditorconfig } from '../../../db/git/editorconfig.js';
 import { languageStats } from '../../../db/git/languages.js';
@@ -69,11 +70,11 @@ interface FileWrite {
   doer: UserRow;
 }
 
-/** Go's base64.StdEncoding: strict padding and alphabet (line breaks are ignored); anything else is 422. */
+/** A file's base64 content; malformed base64 is a 422. */
 function decodeBase64(text: string | undefined, field: string): Buffer {
-  const compact = (text ?? '').replace(/[\r\n]/g, '');
-  if (compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) throw invalid(`[${field}]: illegal base64 data`);
-  return Buffer.from(compact, 'base64');
+  const content = decodeBase64Strict(text ?? '');
+  if (!content) throw invalid(`[${field}]: illegal base64 data`);
+  return content;
 }
 
 /** The FileResponse (or FilesResponse) of a write: the written files as they now are, and the commit. */

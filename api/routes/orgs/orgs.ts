@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
+import { decodeBase64Strict } from '../../../db/encoding.js';
 import { badRequest, forbidden, invalid, notFound } from '../../../db/errors.js';
 import { blockUser, isBlocked, listBlocked, unblockUser } from '../../../db/models/users/blocks.js';
 import {
@@ -70,10 +71,10 @@ async function createOrgRepo(deps: Deps, org: OrgRow, doer: UserRow, body: z.inf
   return created(renderRepository(await loadRepoView(deps.db, repo, doer), doer, deps.config));
 }
 
-function decodeImage(image: string): Buffer {
-  const text = image.replace(/[\r\n]/g, '');
-  if (text.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(text)) throw badRequest('illegal base64 data in image');
-  return Buffer.from(text, 'base64');
+function decodeImage(text: string): Buffer {
+  const image = decodeBase64Strict(text);
+  if (!image) throw badRequest('illegal base64 data in image');
+  return image;
 }
 
 const admin = { scope: 'write:admin', admin: true } as const;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
-import { forbidden, HttpError, invalid, notFound } from '../../../db/errors.js';
+import { forbidden, invalid, methodNotAllowed, notFound } from '../../../db/errors.js';
 import { accessModeOf, mayChangeRepoTeams } from '../../../db/models/access.js';
 import { listOrgFeed, type OrgRow } from '../../../db/models/orgs/orgs.js';
 import { findRepo } from '../../../db/models/repos/repos.js';
@@ -56,7 +56,7 @@ async function loadTeamRepo(deps: Deps, team: TeamView, orgName: string, repoNam
 
 /** The organization owning the repository: a user's repository has no teams. */
 function repoOrgOf(repo: LoadedRepo): OrgRow {
-  if (repo.owner.type !== userTypes.organization) throw new HttpError(405, 'repo is not owned by an organization');
+  if (repo.owner.type !== userTypes.organization) throw methodNotAllowed('repo is not owned by an organization');
   return repo.owner as OrgRow;
 }
 

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
+import { decodeBase64Strict } from '../../../db/encoding.js';
 import { badRequest } from '../../../db/errors.js';
 import { deleteRepoAvatar, readRepoAvatar, setRepoAvatar } from '../../../db/models/repos/repo-avatars.js';
 import { noContent, route } from '../../http/route.js';
@@ -8,11 +9,11 @@ import type { Deps } from '../../deps.js';
 
 const avatarBody = z.object({ image: z.string() });
 
-/** Strict base64 (whitespace allowed between groups, as encoders wrap lines); Node's decoder would skip bad characters. */
-export function decodeBase64(text: string): Buffer {
-  const compact = text.replace(/\s+/g, '');
-  if (!compact || compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(compact)) throw badRequest('image is not valid base64');
-  return Buffer.from(compact, 'base64');
+/** The uploaded avatar of a repository or user: empty or malformed base64 is a 400. */
+export function decodeAvatar(text: string): Buffer {
+  const image = decodeBase64Strict(text);
+  if (!image?.length) throw badRequest('image is not valid base64');
+  return image;
 }
 
 export const repoAvatarRoutes = [
@@ -21,7 +22,7 @@ export const repoAvatarRoutes = [
     scope: 'write:repository', signedIn: true, repo: { mode: 'admin' }, body: avatarBody,
     responses: { 204: 'empty', 400: 'error', 413: 'error', 422: 'validationError' },
     handle: async ({ deps, repo, body }) => {
-      const image = decodeBase64(body.image);
+      const image = decodeAvatar(body.image);
       await inTx(deps, (tx) => setRepoAvatar(tx, deps.config, repo.repo, image));
       return noContent();
     },

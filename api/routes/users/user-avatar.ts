@@ -5,7 +5,7 @@ import { deleteAvatar } from '../../../db/models/orgs/orgs.js';
 import { readAvatarImage, setUserAvatar } from '../../../db/models/users/user-avatars.js';
 import { noContent, route } from '../../http/route.js';
 import type { Deps } from '../../deps.js';
-import { decodeBase64 } from '../repos/repo-avatar.js';
+import { decodeAvatar } from '../repos/repo-avatar.js';
 
 const avatarBody = z.object({ image: z.string() });
 
@@ -14,7 +14,7 @@ export const userAvatarRoutes = [
     method: 'post', path: '/user/avatar', operationId: 'userUpdateAvatar', summary: 'Update Avatar', tag: 'user',
     scope: 'write:user', signedIn: true, body: avatarBody, responses: { 204: 'empty', 400: 'error', 413: 'error', 422: 'validationError' },
     handle: async ({ deps, doer, body }) => {
-      const image = decodeBase64(body.image);
+      const image = decodeAvatar(body.image);
       await inTx(deps, (tx) => setUserAvatar(tx, deps, doer, image));
       return noContent();
     },

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../data-source.js';
 import { parseEvent, type EventKind, type EventPayload, type KindAndPayload } from '../../events/catalogue.js';
+import { selectPage } from '../../sql.js';
 import { readableReposCondition } from '../access.js';
 import { toUserRow, type UserRow } from '../users/user-row.js';
 
@@ -59,14 +60,11 @@ export async function queryFeed(
     conditions.push(`e.created >= ${start} AND e.created < ${start} + interval '1 day'`);
   }
   const from = `domain_event e JOIN repository r ON r.id = e.repo_id JOIN "user" u ON u.id = e.doer_id WHERE ${conditions.join(' AND ')}`;
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM ${from}`, all);
-  const rows = await db.query<Record<string, unknown>>(
-    `SELECT e.id AS event_id, e.kind, e.repo_id, e.payload, e.created AS event_created, u.* FROM ${from}
-     ORDER BY e.id DESC LIMIT $${all.length + 1} OFFSET $${all.length + 2}`,
-    [...all, page.limit, page.offset],
-  );
+  const { rows, total } = await selectPage<Record<string, unknown>>(db, {
+    select: 'e.id AS event_id, e.kind, e.repo_id, e.payload, e.created AS event_created, u.*', from, params: all, orderBy: 'e.id DESC', page,
+  });
   const entries = rows.map(toFeedEntry).filter((entry) => entry !== null);
-  return { entries, total: count };
+  return { entries, total };
 }
 
 /** A repository's activities, newest first; `day` (YYYY-MM-DD, UTC) keeps those of one day. */

@@ -1,6 +1,8 @@
 import type { Queryable, Tx } from '../../data-source.js';
-import { forbidden, HttpError, invalid, isUniqueViolation, notFound } from '../../errors.js';
+import { forbidden, invalid, isUniqueViolation, locked, notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
+import { compileGlob, escapeRegExp } from '../../glob.js';
+import { updateRow } from '../../sql.js';
 import { accessModeOf } from '../access.js';
 import { accessModes, type AccessMode, type RepoRow } from '../repos/repo-row.js';
 import { toUserRow, type UserRow } from '../users/user-row.js';
@@ -81,59 +83,9 @@ export function isGlobRule(ruleName: string): boolean {
   return /[*?[\]{}\\]/.test(ruleName);
 }
 
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-
-/**
- * A rule pattern as a regular expression, with `/` as the separator: `*` and `?` stay within a segment,
- * `**` crosses segments, `[...]`/`[!...]` are character classes and `{a,b}` alternatives. A pattern that
- * does not parse matches itself literally, as in Gitea.
- */
-export function globToRegExp(glob: string): RegExp {
-  let at = 0;
-  const sequence = (inBraces: boolean): string => {
-    let out = '';
-    while (at < glob.length) {
-      const c = glob[at];
-      if (inBraces && (c === ',' || c === '}')) return out;
-      at++;
-      if (c === '*') {
-        if (glob[at] === '*') {
-          at++;
-          out += '.*';
-        } else out += '[^/]*';
-      } else if (c === '?') out += '[^/]';
-      else if (c === '\\') {
-        if (at >= glob.length) throw new Error('dangling escape');
-        out += escapeRegExp(glob[at++]);
-      } else if (c === '[') {
-        const end = glob.indexOf(']', at);
-        if (end < 0) throw new Error('unclosed class');
-        let body = glob.slice(at, end);
-        at = end + 1;
-        const negated = body.startsWith('!');
-        if (negated) body = body.slice(1);
-        if (!body) throw new Error('empty class');
-        out += `[${negated ? '^/' : ''}${body.replace(/[\\\]^[]/g, '\\$&')}]`;
-      } else if (c === '{') {
-        const alternatives: string[] = [];
-        for (;;) {
-          alternatives.push(sequence(true));
-          const stop = glob[at++];
-          if (stop === '}') break;
-          if (stop !== ',') throw new Error('unclosed alternatives');
-        }
-        out += `(?:${alternatives.join('|')})`;
-      } else if (c === ']' || c === '}') throw new Error('unbalanced bracket');
-      else out += escapeRegExp(c);
-    }
-    if (inBraces) throw new Error('unclosed alternatives');
-    return out;
-  };
-  try {
-    return new RegExp(`^${sequence(false)}$`, 's');
-  } catch {
-    return new RegExp(`^${escapeRegExp(glob)}$`, 's');
-  }
+/** A rule or file pattern, `/` separating segments; one that does not compile matches itself literally, as in Gitea. */
+export function rulePattern(glob: string): RegExp {
+  return compileGlob(glob, '/') ?? new RegExp(`^${escapeRegExp(glob)}$`);
 }
 
 const compiled = new Map<string, RegExp>();
@@ -144,7 +96,7 @@ export function ruleMatches(ruleName: string, branch: string): boolean {
   let pattern = compiled.get(ruleName);
   if (!pattern) {
     if (compiled.size > 1000) compiled.clear();
-    pattern = globToRegExp(ruleName);
+    pattern = rulePattern(ruleName);
     compiled.set(ruleName, pattern);
   }
   return pattern.test(branch);
@@ -249,13 +201,6 @@ export async function getProtection(db: Queryable, repoId: number, ruleName: str
   return toProtectionRow(row);
 }
 
-/** Names for the ids a rule stores, in the stored order; users deleted since are left out. */
-export async function userNamesOf(db: Queryable, ids: number[]): Promise<Map<number, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await db.query<{ id: number; name: string }>('SELECT id, name FROM "user" WHERE id = ANY($1::bigint[])', [ids]);
-  return new Map(rows.map((r) => [r.id, r.name]));
-}
-
 /**
  * Gitea's whitelist update: every name must be a user (else 422); only those with at least `needed` access
  * to the repository are kept, the others are dropped silently.
@@ -332,7 +277,7 @@ async function columnsOf(tx: Queryable, repo: RepoRow, input: ProtectionInput): 
 
 /** Gitea's mustNotBeArchived: 423 Locked. */
 export function assertNotArchived(repo: RepoRow): void {
-  if (repo.is_archived) throw new HttpError(423, 'repo is archived');
+  if (repo.is_archived) throw locked('repo is archived');
 }
 
 /** Creates a rule; a rule of the same name in the repository answers 403, as in Gitea. */
@@ -364,13 +309,7 @@ export async function createProtection(tx: Tx, repo: RepoRow, doer: UserRow, rul
 /** Changes only the fields that are set. */
 export async function editProtection(tx: Tx, repo: RepoRow, doer: UserRow, rule: ProtectionRow, input: ProtectionInput): Promise<ProtectionRow> {
   assertNotArchived(repo);
-  const columns = await columnsOf(tx, repo, input);
-  const names = Object.keys(columns);
-  const [row] = await tx.query(
-    `UPDATE protected_branch SET ${[...names.map((n, i) => `"${n}" = $${i + 2}`), 'updated = now()'].join(', ')}
-     WHERE id = $1 RETURNING *`,
-    [rule.id, ...names.map((n) => columns[n as keyof Columns])],
-  );
+  const row = await updateRow(tx, 'protected_branch', rule.id, await columnsOf(tx, repo, input));
   if (!row) throw notFound();
   await emit(tx, { kind: 'branch_protection.edited', repoId: repo.id, doerId: doer.id, payload: { protection_id: rule.id, rule_name: rule.rule_name } });
   return toProtectionRow(row);

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { Queryable, Tx } from '../../data-source.js';
+import { selectPage } from '../../sql.js';
 import { badRequest, notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import type { GitStore } from '../../git-store.js';
 import { runGit } from '../../git/run.js';
 import type { RepoRow } from '../repos/repo-row.js';
-import { toUserRow, type UserRow } from '../users/user-row.js';
+import type { UserRow } from '../users/user-row.js';
 
 export const commitStatusStates = ['pending', 'success', 'error', 'failure', 'warning'] as const;
 export type CommitStatusState = (typeof commitStatusStates)[number];
@@ -151,13 +152,7 @@ export async function listCommitStatuses(
   const params: unknown[] = [repoId, sha];
   let where = 'repo_id = $1 AND sha = $2';
   if (filter.state) where += ` AND state = $${params.push(filter.state)}`;
-  const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM commit_status WHERE ${where}`, params);
-  const rows = await db.query<CommitStatusRow>(
-    `SELECT * FROM commit_status WHERE ${where} ORDER BY ${orders[filter.sort ?? 'newest']}
-     LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, page.limit, page.offset],
-  );
-  return { rows, total };
+  return selectPage<CommitStatusRow>(db, { select: '*', from: `commit_status WHERE ${where}`, params, orderBy: orders[filter.sort ?? 'newest'], page });
 }
 
 /** The latest status of each context of a commit, newest first, with the number of contexts. */
@@ -168,25 +163,14 @@ export async function listLatestCommitStatuses(
   page: { limit: number; offset: number },
 ): Promise<{ rows: CommitStatusRow[]; total: number }> {
   const latest = 'SELECT max(index) AS index FROM commit_status WHERE repo_id = $1 AND sha = $2 GROUP BY context_hash';
-  const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM (${latest}) contexts`, [repoId, sha]);
-  const rows = await db.query<CommitStatusRow>(
-    `SELECT s.* FROM commit_status s
-     JOIN (${latest} ORDER BY max(index) DESC LIMIT $3 OFFSET $4) l ON l.index = s.index
-     WHERE s.repo_id = $1 AND s.sha = $2 ORDER BY s.index DESC`,
-    [repoId, sha, page.limit, page.offset],
-  );
-  return { rows, total };
+  return selectPage<CommitStatusRow>(db, {
+    select: 's.*', from: `commit_status s JOIN (${latest}) l ON l.index = s.index WHERE s.repo_id = $1 AND s.sha = $2`,
+    params: [repoId, sha], orderBy: 's.index DESC', page,
+  });
 }
 
 /** The worst of the given states; a commit without statuses is pending. */
 export function combineStates(states: CommitStatusState[]): CommitStatusState {
   if (states.length === 0) return 'pending';
   return worstFirst.find((state) => states.includes(state))!;
-}
-
-export async function findStatusCreators(db: Queryable, rows: CommitStatusRow[]): Promise<Map<number, UserRow>> {
-  const ids = [...new Set(rows.map((r) => r.creator_id).filter((id): id is number => id !== null))];
-  if (ids.length === 0) return new Map();
-  const users = await db.query('SELECT * FROM "user" WHERE id = ANY($1::bigint[])', [ids]);
-  return new Map(users.map((raw) => toUserRow(raw)).map((user) => [user.id, user]));
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Queryable, Tx } from '../../data-source.js';
-import { badRequest, conflict, forbidden, HttpError, invalid, notFound } from '../../errors.js';
+import { badRequest, conflict, forbidden, invalid, notFound } from '../../errors.js';
 import type { GitStore } from '../../git-store.js';
 import {
   commitTree,
@@ -16,34 +16,14 @@ import {
 import { isValidRefPattern, zeroOid, type CommitObject, type ObjectFormat } from '../../git/objects.js';
 import { GitReader, type ListedEntry, type PathEntry } from '../../git/read.js';
 import { enqueue } from '../../../jobs/queue.js';
-import { assertNotArchived, canUserPush, effectiveProtection, globToRegExp, listProtections, whitelistedTeamIds } from './branch-protection.js';
+import { assertNotArchived, canUserPush, effectiveProtection, listProtections, rulePattern, whitelistedTeamIds } from './branch-protection.js';
 import { assertValidBranchName } from '../repos/repos.js';
 import type { AccessMode, RepoRow } from '../repos/repo-row.js';
-import { toUserRow, type UserRow } from '../users/user-row.js';
+import type { UserRow } from '../users/user-row.js';
 
 /** The bare repository of a row, for reading. */
 export function openRepoGit(store: GitStore, repo: RepoRow): GitReader {
   return new GitReader(store.pathOf(repo.owner_name, repo.name), repo.object_format_name as ObjectFormat);
-}
-
-/**
- * Gitea's GetUserByEmail for many addresses at once: activated addresses first, then the primary address of
- * the account. Keys are lower-cased addresses.
- */
-export async function usersByEmails(db: Queryable, emails: string[]): Promise<Map<string, UserRow>> {
-  const wanted = [...new Set(emails.filter(Boolean).map((email) => email.toLowerCase()))];
-  const found = new Map<string, UserRow>();
-  if (wanted.length === 0) return found;
-  const rows = await db.query<Record<string, unknown> & { matched: string }>(
-    `SELECT DISTINCT ON (matched) u.*, m.matched FROM (
-       SELECT e.uid, e.lower_email AS matched, 0 AS rank FROM email_address e WHERE e.lower_email = ANY($1::text[]) AND e.is_activated
-       UNION ALL
-       SELECT u.id, lower(u.email), 1 FROM "user" u WHERE lower(u.email) = ANY($1::text[])
-     ) m JOIN "user" u ON u.id = m.uid ORDER BY matched, m.rank`,
-    [wanted],
-  );
-  for (const row of rows) found.set(row.matched, toUserRow(row));
-  return found;
 }
 
 // ---------------------------------------------------------------- reading contents
@@ -290,7 +270,7 @@ async function verifyBranchProtection(db: Queryable, repo: RepoRow, doer: UserRo
   const rule = effectiveProtection(rules, branch);
   if (!rule) return;
   const patterns = (text: string): RegExp[] =>
-    text.split(';').map((p) => p.trim().toLowerCase()).filter(Boolean).map(globToRegExp);
+    text.split(';').map((p) => p.trim().toLowerCase()).filter(Boolean).map(rulePattern);
   const unprotected = patterns(rule.unprotected_file_patterns);
   const protectedFiles = patterns(rule.protected_file_patterns);
   const mayPush = canUserPush(rule, doer, mode, await whitelistedTeamIds(db, doer, [rule]));
@@ -474,6 +454,6 @@ export async function applyDiffPatch(
   const touched = [...patch.matchAll(/^(?:\+\+\+|---) (?:[ab]\/)?([^\t\n]+)/gm)].map((m) => m[1]).filter((p) => p !== '/dev/null');
   return commitAndRecord(tx, ctx, repo, doer, mode, options, place, [...new Set(touched)], 'apply-patch', async (index) => {
     const complaint = await index.applyPatch(patch.endsWith('\n') ? patch : `${patch}\n`);
-    if (complaint) throw new HttpError(422, `the patch does not apply: ${complaint}`);
+    if (complaint) throw invalid(`the patch does not apply: ${complaint}`);
   });
 }

@@ -1,5 +1,6 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { invalid, notFound } from '../../errors.js';
+import { selectPage, updateRow, type RowChanges } from '../../sql.js';
 
 /** A row of the `label` table: a label belongs to one repository or to one organization (shared by its repositories). */
 export interface LabelRow {
@@ -79,12 +80,8 @@ export async function findLabelByName(db: Queryable, owner: LabelOwner, name: st
 
 export async function listLabels(db: Queryable, owner: LabelOwner, page: { limit: number; offset: number }): Promise<{ labels: LabelRow[]; total: number }> {
   const [column, ownerId] = ownerColumn(owner);
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM label WHERE ${column} = $1`, [ownerId]);
-  const labels = await db.query<LabelRow>(
-    `SELECT * FROM label WHERE ${column} = $1 ORDER BY name, id LIMIT $2 OFFSET $3`,
-    [ownerId, page.limit, page.offset],
-  );
-  return { labels, total: count };
+  const { rows, total } = await selectPage<LabelRow>(db, { select: '*', from: `label WHERE ${column} = $1`, params: [ownerId], orderBy: 'name, id', page });
+  return { labels: rows, total };
 }
 
 export interface LabelEdit {
@@ -97,7 +94,7 @@ export interface LabelEdit {
 
 /** Only the fields present change. */
 export async function editLabel(tx: Tx, label: LabelRow, edit: LabelEdit): Promise<LabelRow> {
-  const sets: Record<string, unknown> = {};
+  const sets: RowChanges<'label'> = {};
   if (edit.name !== undefined) {
     assertLabelName(edit.name);
     sets.name = edit.name;
@@ -108,17 +105,8 @@ export async function editLabel(tx: Tx, label: LabelRow, edit: LabelEdit): Promi
     sets.description = edit.description;
   }
   if (edit.exclusive !== undefined) sets.exclusive = edit.exclusive;
-  const columns = Object.keys(sets);
-  const assignments = columns.map((c, i) => `"${c}" = $${i + 2}`);
-  const params: unknown[] = [label.id, ...columns.map((c) => sets[c])];
-  if (edit.is_archived !== undefined) {
-    params.push(edit.is_archived);
-    assignments.push(`archived_at = CASE WHEN $${params.length}::boolean THEN COALESCE(archived_at, now()) END`);
-  }
-  const [row] = await tx.query<LabelRow>(
-    `UPDATE label SET ${[...assignments, 'updated = now()'].join(', ')} WHERE id = $1 RETURNING *`,
-    params,
-  );
+  if (edit.is_archived !== undefined) sets.archived_at = edit.is_archived ? (label.archived_at ?? new Date()) : null;
+  const row = await updateRow<'label', LabelRow>(tx, 'label', label.id, sets);
   if (!row) throw notFound();
   return row;
 }

@@ -4,6 +4,7 @@ import type { BlobStore } from '../../blob-store.js';
 import type { Queryable, Tx } from '../../data-source.js';
 import { forbidden, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
+import { selectPage, updateRow, type RowChanges } from '../../sql.js';
 import { accessModeOf, readableReposCondition } from '../access.js';
 import { queryFeed, type FeedEntry } from '../activity/activity-feeds.js';
 import { assertAvatarImage } from '../repos/repo-avatars.js';
@@ -12,6 +13,7 @@ import { createRepository, deleteRepository, type NewRepo, type RepoContext } fr
 import { accessModes, type AccessMode, type RepoRow } from '../repos/repo-row.js';
 import { createOwnerTeam, ownerTeamName } from './teams.js';
 import { toUserRow, userTypes, visibilities, type UserRow, type Visibility } from '../users/user-row.js';
+import { findUsersByIds } from '../users/users.js';
 
 /** An organization: a row of "user" with type 1. */
 export interface OrgRow extends UserRow {
@@ -26,8 +28,8 @@ export async function findOrgByName(db: Queryable, name: string): Promise<OrgRow
 }
 
 export async function findOrgsByIds(db: Queryable, ids: number[]): Promise<OrgRow[]> {
-  const rows = await db.query('SELECT * FROM "user" WHERE id = ANY($1::bigint[]) AND type = $2', [ids, userTypes.organization]);
-  return rows.map((raw) => toUserRow(raw) as OrgRow);
+  const users = await findUsersByIds(db, ids);
+  return [...users.values()].filter((user) => user.type === userTypes.organization) as OrgRow[];
 }
 
 export async function isOrgMember(db: Queryable, orgId: number, userId: number): Promise<boolean> {
@@ -114,16 +116,12 @@ export async function createOrganization(tx: Tx, owner: UserRow, input: OrgInput
 /** orgEdit: only the fields present change. */
 export async function editOrganization(tx: Tx, org: OrgRow, edit: OrgInput): Promise<OrgRow> {
   assertOrgFields(edit);
-  const sets: Record<string, unknown> = {};
+  const sets: RowChanges<'user'> = {};
   for (const column of ['full_name', 'email', 'description', 'website', 'location', 'repo_admin_change_team_access'] as const) {
     if (edit[column] !== undefined) sets[column] = edit[column];
   }
   if (edit.visibility !== undefined) sets.visibility = visibilities.indexOf(edit.visibility);
-  const columns = Object.keys(sets);
-  const [raw] = await tx.query(
-    `UPDATE "user" SET ${[...columns.map((c, i) => `"${c}" = $${i + 2}`), 'updated = now()'].join(', ')} WHERE id = $1 AND type = 1 RETURNING *`,
-    [org.id, ...columns.map((c) => sets[c])],
-  );
+  const raw = await updateRow(tx, 'user', org.id, sets, { where: { type: userTypes.organization } });
   if (!raw) throw notFound();
   return toUserRow(raw) as OrgRow;
 }
@@ -186,12 +184,10 @@ type Page = { limit: number; offset: number };
 
 export async function listMembers(db: Queryable, org: OrgRow, publicOnly: boolean, page: Page): Promise<{ users: UserRow[]; total: number }> {
   const where = `ou.org_id = $1${publicOnly ? ' AND ou.is_public' : ''}`;
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM org_user ou WHERE ${where}`, [org.id]);
-  const rows = await db.query(
-    `SELECT u.* FROM org_user ou JOIN "user" u ON u.id = ou.uid WHERE ${where} ORDER BY u.lower_name LIMIT $2 OFFSET $3`,
-    [org.id, page.limit, page.offset],
-  );
-  return { users: rows.map(toUserRow), total: count };
+  const { rows, total } = await selectPage<Record<string, unknown>>(db, {
+    select: 'u.*', from: `org_user ou JOIN "user" u ON u.id = ou.uid WHERE ${where}`, params: [org.id], orderBy: 'u.lower_name', page,
+  });
+  return { users: rows.map(toUserRow), total };
 }
 
 /**
@@ -222,12 +218,8 @@ export async function listUserOrgs(db: Queryable, user: UserRow, viewer: UserRow
 }
 
 async function pageOfOrgs(db: Queryable, where: string, params: unknown[], page: Page): Promise<{ orgs: OrgRow[]; total: number }> {
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM "user" u WHERE ${where}`, params);
-  const rows = await db.query(
-    `SELECT u.* FROM "user" u WHERE ${where} ORDER BY u.lower_name LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, page.limit, page.offset],
-  );
-  return { orgs: rows.map((raw) => toUserRow(raw) as OrgRow), total: count };
+  const { rows, total } = await selectPage<Record<string, unknown>>(db, { select: 'u.*', from: `"user" u WHERE ${where}`, params, orderBy: 'u.lower_name', page });
+  return { orgs: rows.map((raw) => toUserRow(raw) as OrgRow), total };
 }
 
 export interface OrgPermissions {
@@ -266,9 +258,8 @@ export async function createOrgRepository(tx: Tx, ctx: RepoContext, org: OrgRow,
 export async function listOrgRepos(db: Queryable, org: OrgRow, viewer: UserRow | null, page: Page): Promise<{ repos: RepoRow[]; total: number }> {
   const where = `r.owner_id = $1 AND ${readableReposCondition('r', '$2')}`;
   const params = [org.id, viewer?.id ?? null];
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM repository r WHERE ${where}`, params);
-  const repos = await db.query<RepoRow>(`SELECT r.* FROM repository r WHERE ${where} ORDER BY r.id LIMIT $3 OFFSET $4`, [...params, page.limit, page.offset]);
-  return { repos, total: count };
+  const { rows, total } = await selectPage<RepoRow>(db, { select: 'r.*', from: `repository r WHERE ${where}`, params, orderBy: 'r.id', page });
+  return { repos: rows, total };
 }
 
 export interface AvatarContext {

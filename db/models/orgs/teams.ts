@@ -2,6 +2,7 @@ import type { Queryable, Tx } from '../../data-source.js';
 import { forbidden, invalid, isUniqueViolation } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import { previousValues } from '../../events/previous-values.js';
+import { selectPage, updateRow, type RowChanges } from '../../sql.js';
 import { isBlocked } from '../users/blocks.js';
 import { accessModes, type AccessMode, type RepoRow } from '../repos/repo-row.js';
 import { toUserRow, userTypes, type UserRow } from '../users/user-row.js';
@@ -127,18 +128,15 @@ export async function listTeams(
     add((n) => (filter.includeDesc ? `(t.lower_name LIKE $${n} OR lower(t.description) LIKE $${n})` : `t.lower_name LIKE $${n}`), pattern);
   }
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM team t ${clause}`, params);
-  const paging = page ? `LIMIT $${params.length + 1} OFFSET $${params.length + 2}` : '';
-  const rows = await db.query<Omit<TeamView, 'units'> & { units: Record<string, AccessMode> }>(
-    `SELECT t.*, COALESCE((SELECT jsonb_object_agg(u.type, u.access_mode) FROM team_unit u WHERE u.team_id = t.id), '{}') AS units
-     FROM team t ${clause} ORDER BY t.lower_name, t.id ${paging}`,
-    page ? [...params, page.limit, page.offset] : params,
-  );
+  const { rows, total } = await selectPage<Omit<TeamView, 'units'> & { units: Record<string, AccessMode> }>(db, {
+    select: `t.*, COALESCE((SELECT jsonb_object_agg(u.type, u.access_mode) FROM team_unit u WHERE u.team_id = t.id), '{}') AS units`,
+    from: `team t ${clause}`, params, orderBy: 't.lower_name, t.id', page,
+  });
   const teams = rows.map((row) => ({
     ...row,
     units: Object.fromEntries(Object.entries(row.units).filter(([key]) => isUnitKey(key))) as TeamView['units'],
   }));
-  return { teams, total: count };
+  return { teams, total };
 }
 
 export async function findTeam(db: Queryable, id: number): Promise<TeamView | null> {
@@ -241,7 +239,7 @@ const editableTeamFields = ['name', 'description', 'authorize', 'includes_all_re
 /** orgEditTeam: every field optional, absent fields unchanged; the Owners team keeps its name, mode and repositories. */
 export async function editTeam(tx: Tx, team: TeamView, input: TeamInput, doer: UserRow): Promise<TeamView> {
   const owners = isOwnerTeam(team);
-  const sets: Record<string, unknown> = {};
+  const sets: RowChanges<'team'> = {};
   if (input.name !== undefined && input.name !== '' && input.name !== team.name) {
     if (owners) throw invalid('the Owners team cannot be renamed');
     assertUsableTeamName(input.name);
@@ -266,13 +264,9 @@ export async function editTeam(tx: Tx, team: TeamView, input: TeamInput, doer: U
       }
     }
   }
-  const columns = Object.keys(sets);
-  if (columns.length > 0) {
+  if (Object.keys(sets).length > 0) {
     try {
-      await tx.query(
-        `UPDATE team SET ${columns.map((c, i) => `"${c}" = $${i + 2}`).join(', ')}, updated = now() WHERE id = $1`,
-        [team.id, ...columns.map((c) => sets[c])],
-      );
+      await updateRow(tx, 'team', team.id, sets);
     } catch (error) {
       if (isUniqueViolation(error)) throw invalid(`team already exists [org_id: ${team.org_id}, name: ${input.name}]`);
       throw error;
@@ -337,12 +331,10 @@ export async function removeTeamMember(tx: Tx, team: TeamRow, user: UserRow, doe
 }
 
 export async function listTeamMembers(db: Queryable, teamId: number, page: { limit: number; offset: number }): Promise<{ users: UserRow[]; total: number }> {
-  const [{ count }] = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM team_user WHERE team_id = $1', [teamId]);
-  const rows = await db.query(
-    `SELECT u.* FROM team_user tu JOIN "user" u ON u.id = tu.uid WHERE tu.team_id = $1 ORDER BY u.lower_name LIMIT $2 OFFSET $3`,
-    [teamId, page.limit, page.offset],
-  );
-  return { users: rows.map(toUserRow), total: count };
+  const { rows, total } = await selectPage<Record<string, unknown>>(db, {
+    select: 'u.*', from: 'team_user tu JOIN "user" u ON u.id = tu.uid WHERE tu.team_id = $1', params: [teamId], orderBy: 'u.lower_name', page,
+  });
+  return { users: rows.map(toUserRow), total };
 }
 
 export async function teamHasRepo(db: Queryable, team: TeamRow, repo: RepoRow): Promise<boolean> {
@@ -375,10 +367,6 @@ export async function listTeamRepos(db: Queryable, team: TeamRow, page: { limit:
     ? 'r.owner_id = $1'
     : 'r.owner_id = $1 AND EXISTS (SELECT 1 FROM team_repo tr WHERE tr.team_id = $2 AND tr.repo_id = r.id)';
   const params = team.includes_all_repositories ? [team.org_id] : [team.org_id, team.id];
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM repository r WHERE ${where}`, params);
-  const repos = await db.query<RepoRow>(
-    `SELECT r.* FROM repository r WHERE ${where} ORDER BY r.lower_name LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, page.limit, page.offset],
-  );
-  return { repos, total: count };
+  const { rows, total } = await selectPage<RepoRow>(db, { select: 'r.*', from: `repository r WHERE ${where}`, params, orderBy: 'r.lower_name', page });
+  return { repos: rows, total };
 }

@@ -1,5 +1,6 @@
 import type { BlobStore } from '../../blob-store.js';
 import type { Queryable, Tx } from '../../data-source.js';
+import { selectPage } from '../../sql.js';
 import { conflict, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import type { ReleaseEventKind } from '../../events/catalogue.js';
 import { emit } from '../../events/emit.js';
@@ -7,7 +8,7 @@ import type { GitStore } from '../../git-store.js';
 import { gitOk, runGit } from '../../git/run.js';
 import { deleteReleaseAttachments } from './attachments.js';
 import type { RepoRow } from '../repos/repo-row.js';
-import { toUserRow, type UserRow } from '../users/user-row.js';
+import type { UserRow } from '../users/user-row.js';
 
 /** A row of the `release` table. `is_tag` rows are tags without a release (created by pushes), never shown as releases. */
 export interface ReleaseRow {
@@ -95,20 +96,7 @@ export async function listReleases(
   if (filter.draft !== undefined) conditions.push(`is_draft = $${params.push(filter.draft)}`);
   if (filter.prerelease !== undefined) conditions.push(`is_prerelease = $${params.push(filter.prerelease)}`);
   const where = conditions.join(' AND ');
-  const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM release WHERE ${where}`, params);
-  const rows = await db.query<ReleaseRow>(
-    `SELECT * FROM release WHERE ${where} ORDER BY created DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, page.limit, page.offset],
-  );
-  return { rows, total };
-}
-
-/** The publishers of a set of releases, by id; a deleted publisher is simply absent. */
-export async function findPublishers(db: Queryable, releases: ReleaseRow[]): Promise<Map<number, UserRow>> {
-  const ids = [...new Set(releases.map((r) => r.publisher_id).filter((id): id is number => id !== null))];
-  if (ids.length === 0) return new Map();
-  const rows = await db.query('SELECT * FROM "user" WHERE id = ANY($1::bigint[])', [ids]);
-  return new Map(rows.map((raw) => toUserRow(raw)).map((user) => [user.id, user]));
+  return selectPage<ReleaseRow>(db, { select: '*', from: `release WHERE ${where}`, params, orderBy: 'created DESC, id DESC', page });
 }
 
 // ---- changes -----------------------------------------------------------------------------------------

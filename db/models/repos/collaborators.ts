@@ -1,4 +1,5 @@
 import type { Queryable, Tx } from '../../data-source.js';
+import { selectPage } from '../../sql.js';
 import { forbidden, invalid } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import { isBlocked } from '../users/blocks.js';
@@ -13,12 +14,10 @@ export async function listCollaborators(
   repoId: number,
   page: { limit: number; offset: number },
 ): Promise<{ users: UserRow[]; total: number }> {
-  const [{ count }] = await db.query<{ count: number }>('SELECT count(*) AS count FROM collaboration WHERE repo_id = $1', [repoId]);
-  const rows = await db.query(
-    `SELECT u.* FROM collaboration c JOIN "user" u ON u.id = c.user_id WHERE c.repo_id = $1 ORDER BY u.lower_name LIMIT $2 OFFSET $3`,
-    [repoId, page.limit, page.offset],
-  );
-  return { users: rows.map(toUserRow), total: count };
+  const { rows, total } = await selectPage<Record<string, unknown>>(db, {
+    select: 'u.*', from: 'collaboration c JOIN "user" u ON u.id = c.user_id WHERE c.repo_id = $1', params: [repoId], orderBy: 'u.lower_name', page,
+  });
+  return { users: rows.map(toUserRow), total };
 }
 
 export async function isCollaborator(db: Queryable, repoId: number, userId: number): Promise<boolean> {

@@ -1,4 +1,5 @@
 import type { Queryable, Tx } from '../../data-source.js';
+import { selectPage } from '../../sql.js';
 import { invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import { accessModes, type RepoRow } from './repo-row.js';
@@ -59,12 +60,8 @@ export async function listDeployKeys(
   if (filter.keyId) where.push(`key_id = $${params.push(filter.keyId)}`);
   if (filter.fingerprint) where.push(`fingerprint = $${params.push(filter.fingerprint)}`);
   const clause = where.join(' AND ');
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*) AS count FROM deploy_key WHERE ${clause}`, params);
-  const keys = await db.query<DeployKeyRow>(
-    `SELECT * FROM deploy_key WHERE ${clause} ORDER BY id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, page.limit, page.offset],
-  );
-  return { keys, total: count };
+  const { rows, total } = await selectPage<DeployKeyRow>(db, { select: '*', from: `deploy_key WHERE ${clause}`, params, orderBy: 'id', page });
+  return { keys: rows, total };
 }
 
 export async function getDeployKey(db: Queryable, repoId: number, id: number): Promise<DeployKeyRow> {

@@ -1,4 +1,5 @@
 import type { Queryable, Tx } from '../../data-source.js';
+import { selectPage } from '../../sql.js';
 import { conflict, forbidden, invalid, notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import { gitOk } from '../../git/run.js';
@@ -98,9 +99,6 @@ export async function listForks(
 ): Promise<{ repos: RepoRow[]; total: number }> {
   const where = `r.fork_id = $1 AND ${readableReposCondition('r', '$2')}`;
   const params = [base.id, viewer?.id ?? null];
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM repository r WHERE ${where}`, params);
-  const repos = await db.query<RepoRow>(`SELECT r.* FROM repository r WHERE ${where} ORDER BY r.id LIMIT $3 OFFSET $4`, [
-    ...params, page.limit, page.offset,
-  ]);
-  return { repos, total: count };
+  const { rows, total } = await selectPage<RepoRow>(db, { select: 'r.*', from: `repository r WHERE ${where}`, params, orderBy: 'r.id', page });
+  return { repos: rows, total };
 }

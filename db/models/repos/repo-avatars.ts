@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Tx } from '../../data-source.js';
-import { HttpError, invalid } from '../../errors.js';
+import { invalid, tooLarge } from '../../errors.js';
 import type { RepoRow } from './repo-row.js';
 
 /** Gitea's default AVATAR_MAX_FILE_SIZE. */
@@ -24,7 +24,7 @@ export function imageTypeOf(bytes: Buffer): ImageType | null {
 
 /** Gitea's avatar rules, for repositories, users and organizations alike: at most 1 MiB, and an image it can read. */
 export function assertAvatarImage(image: Buffer): ImageType {
-  if (image.length > maxAvatarBytes) throw new HttpError(413, `the avatar is larger than ${maxAvatarBytes} bytes`);
+  if (image.length > maxAvatarBytes) throw tooLarge(`the avatar is larger than ${maxAvatarBytes} bytes`);
   const type = imageTypeOf(image);
   if (!type) throw invalid('the avatar must be a PNG, JPEG, GIF or WebP image');
   return type;

@@ -1,4 +1,5 @@
 import type { Queryable } from '../../data-source.js';
+import { selectPage } from '../../sql.js';
 import { invalid } from '../../errors.js';
 import { grantedAccessCondition, readableReposCondition } from '../access.js';
 import type { RepoRow } from './repo-row.js';
@@ -129,16 +130,16 @@ export async function searchRepositories(
   }
 
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*) AS count FROM repository r ${clause}`, [...params]);
+  const orderParams: unknown[] = [];
+  const orderParam = (value: unknown): string => `$${params.length + orderParams.push(value)}`;
   if (search.priorityOwnerId) {
-    order = `CASE WHEN r.owner_id = ${param(search.priorityOwnerId)} THEN 0 ELSE 1 END, ${order}`;
+    order = `CASE WHEN r.owner_id = ${orderParam(search.priorityOwnerId)} THEN 0 ELSE 1 END, ${order}`;
   } else if (search.keyword && search.keyword.split('/').length === 2) {
     // "owner/repo": that owner's repositories come first.
-    order = `CASE WHEN lower(r.owner_name) = ${param(search.keyword.split('/')[0].toLowerCase())} THEN 0 ELSE 1 END, ${order}`;
+    order = `CASE WHEN lower(r.owner_name) = ${orderParam(search.keyword.split('/')[0].toLowerCase())} THEN 0 ELSE 1 END, ${order}`;
   }
-  const repos = await db.query<RepoRow>(
-    `SELECT r.* FROM repository r ${clause} ORDER BY ${order}, r.id LIMIT ${param(search.limit)} OFFSET ${param(search.offset)}`,
-    params,
-  );
-  return { repos, total: count };
+  const { rows, total } = await selectPage<RepoRow>(db, {
+    select: 'r.*', from: `repository r ${clause}`, params, orderBy: `${order}, r.id`, orderParams, page: search,
+  });
+  return { repos: rows, total };
 }

@@ -2,6 +2,7 @@ import type { Config } from '../../process/config.js';
 import type { Queryable, Tx } from '../../data-source.js';
 import { badRequest, conflict, forbidden, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
+import { selectPage, updateRow, type PageWindow, type RowChanges } from '../../sql.js';
 import type { BlobStore } from '../../blob-store.js';
 import type { GitStore } from '../../git-store.js';
 import { gitOk } from '../../git/run.js';
@@ -63,17 +64,10 @@ export async function findRedirect(db: Queryable, ownerName: string, repoName: s
 }
 
 /** The user's repositories the viewer may read, by name (Gitea's ListUserRepos). */
-export async function listOwnedRepos(
-  db: Queryable,
-  owner: UserRow,
-  viewer: UserRow | null,
-  page: { limit: number; offset: number },
-): Promise<{ repos: RepoRow[]; total: number }> {
-  const where = `r.owner_id = $1 AND ${readableReposCondition('r', '$2')}`;
-  const params = [owner.id, viewer?.id ?? null];
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM repository r WHERE ${where}`, params);
-  const repos = await db.query<RepoRow>(`SELECT r.* FROM repository r WHERE ${where} ORDER BY r.lower_name LIMIT $3 OFFSET $4`, [...params, page.limit, page.offset]);
-  return { repos, total: count };
+export async function listOwnedRepos(db: Queryable, owner: UserRow, viewer: UserRow | null, page: PageWindow): Promise<{ repos: RepoRow[]; total: number }> {
+  const from = `repository r WHERE r.owner_id = $1 AND ${readableReposCondition('r', '$2')}`;
+  const { rows, total } = await selectPage<RepoRow>(db, { select: 'r.*', from, params: [owner.id, viewer?.id ?? null], orderBy: 'r.lower_name', page });
+  return { repos: rows, total };
 }
 
 export interface RepoLimits {
@@ -267,13 +261,9 @@ export async function renameRepository(tx: Tx, ctx: RepoContext, repo: RepoRow, 
   return renamed;
 }
 
-export async function updateRepoColumns(tx: Tx, repo: RepoRow, sets: Record<string, unknown>): Promise<RepoRow> {
-  const columns = Object.keys(sets);
-  if (columns.length === 0) return repo;
-  const assignments = columns.map((c, i) => `"${c}" = $${i + 2}`);
-  const [row] = await tx.query<RepoRow>(
-    `UPDATE repository SET ${[...assignments, 'updated = now()'].join(', ')} WHERE id = $1 RETURNING *`,
-    [repo.id, ...columns.map((c) => sets[c])],
-  );
+export async function updateRepoColumns(tx: Tx, repo: RepoRow, sets: RowChanges<'repository'>): Promise<RepoRow> {
+  if (Object.keys(sets).length === 0) return repo;
+  const row = await updateRow<'repository', RepoRow>(tx, 'repository', repo.id, sets);
+  if (!row) throw notFound();
   return row;
 }

@@ -1,4 +1,5 @@
 import type { Queryable, Tx } from '../../data-source.js';
+import { selectPage } from '../../sql.js';
 import { forbidden } from '../../errors.js';
 import { readableReposCondition } from '../access.js';
 import { isBlocked } from '../users/blocks.js';
@@ -27,12 +28,10 @@ export async function listStargazers(
   repoId: number,
   page: { limit: number; offset: number },
 ): Promise<{ users: UserRow[]; total: number }> {
-  const [{ count }] = await db.query<{ count: number }>('SELECT count(*) AS count FROM star WHERE repo_id = $1', [repoId]);
-  const rows = await db.query(
-    `SELECT u.* FROM star s JOIN "user" u ON u.id = s.uid WHERE s.repo_id = $1 ORDER BY s.created, u.id LIMIT $2 OFFSET $3`,
-    [repoId, page.limit, page.offset],
-  );
-  return { users: rows.map(toUserRow), total: count };
+  const { rows, total } = await selectPage<Record<string, unknown>>(db, {
+    select: 'u.*', from: 'star s JOIN "user" u ON u.id = s.uid WHERE s.repo_id = $1', params: [repoId], orderBy: 's.created, u.id', page,
+  });
+  return { users: rows.map(toUserRow), total };
 }
 
 /**
@@ -47,13 +46,8 @@ export async function listStarredRepos(
 ): Promise<{ repos: RepoRow[]; total: number }> {
   const where = `s.uid = $1 AND ${readableReposCondition('r', '$2')} AND (NOT r.is_private OR $2 = $1)`;
   const params = [userId, viewer?.id ?? null];
-  const [{ count }] = await db.query<{ count: number }>(
-    `SELECT count(*) AS count FROM star s JOIN repository r ON r.id = s.repo_id WHERE ${where}`,
-    params,
-  );
-  const repos = await db.query<RepoRow>(
-    `SELECT r.* FROM star s JOIN repository r ON r.id = s.repo_id WHERE ${where} ORDER BY s.created DESC, r.id LIMIT $3 OFFSET $4`,
-    [...params, page.limit, page.offset],
-  );
-  return { repos, total: count };
+  const { rows, total } = await selectPage<RepoRow>(db, {
+    select: 'r.*', from: `star s JOIN repository r ON r.id = s.repo_id WHERE ${where}`, params, orderBy: 's.created DESC, r.id', page,
+  });
+  return { repos: rows, total };
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Config } from '../../process/config.js';
 import type { Queryable, Tx } from '../../data-source.js';
 import { forbidden, invalid, notFound } from '../../errors.js';
+import { compileGlob } from '../../glob.js';
 import { commitTree, hashObject, TemporaryIndex } from '../../git/commit-writer.js';
 import type { ObjectFormat } from '../../git/objects.js';
 import { gitOk, runGit } from '../../git/run.js';
@@ -195,60 +196,6 @@ export function parseTemplateGlobs(text: string): RegExp[] {
     .filter((line) => line && !line.startsWith('#'))
     .map((line) => compileGlob(line, '/'))
     .filter((glob): glob is RegExp => glob !== null);
-}
-
-/**
- * A glob as Gitea compiles them (gobwas/glob): `*` any run of characters except the separator, `**` any run,
- * `?` one character except the separator, `[abc]`, `[!abc]`, `[a-z]`, `{one,two}` and `\` escapes. Null when invalid.
- */
-export function compileGlob(pattern: string, separator?: string): RegExp | null {
-  const notSep = separator ? `[^${escapeRegExp(separator)}]` : '[\\s\\S]';
-  let out = '';
-  let depth = 0;
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i];
-    if (c === '\\') {
-      if (i + 1 >= pattern.length) return null;
-      out += escapeRegExp(pattern[++i]);
-    } else if (c === '*') {
-      if (pattern[i + 1] === '*') {
-        out += '[\\s\\S]*';
-        i++;
-      } else {
-        out += `${notSep}*`;
-      }
-    } else if (c === '?') {
-      out += notSep;
-    } else if (c === '[') {
-      const end = pattern.indexOf(']', i + 2);
-      if (end < 0) return null;
-      let body = pattern.slice(i + 1, end);
-      const negate = body.startsWith('!');
-      if (negate) body = body.slice(1);
-      out += `[${negate ? '^' : ''}${body.replace(/[\\\]^]/g, (m) => `\\${m}`)}]`;
-      i = end;
-    } else if (c === '{') {
-      out += '(?:';
-      depth++;
-    } else if (c === '}' && depth > 0) {
-      out += ')';
-      depth--;
-    } else if (c === ',' && depth > 0) {
-      out += '|';
-    } else {
-      out += escapeRegExp(c);
-    }
-  }
-  if (depth !== 0) return null;
-  try {
-    return new RegExp(`^${out}$`);
-  } catch {
-    return null;
-  }
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
 }
 
 /** UTF-8 bytes of `text`, one character per byte: expansion works on bytes, so binary content passes unchanged. */

@@ -1,5 +1,6 @@
 import type { Queryable, Tx } from '../../data-source.js';
-import { HttpError, notFound } from '../../errors.js';
+import { selectPage } from '../../sql.js';
+import { invalid, notFound, type HttpError } from '../../errors.js';
 import type { RepoRow } from './repo-row.js';
 import { escapeLike } from '../users/users.js';
 
@@ -33,7 +34,7 @@ export function sanitizeTopics(names: readonly string[]): { valid: string[]; inv
 }
 
 /** Gitea's 422 body for topics: the message and the offending names under `invalidTopics`. */
-const topicsError = (message: string, invalidTopics: string[] | string | null): HttpError => new HttpError(422, message, { invalidTopics });
+const topicsError = (message: string, invalidTopics: string[] | string | null): HttpError => invalid(message, { invalidTopics });
 
 /** Replaces the repository's topics with `names`; refused whole when one is invalid or there are too many. */
 export async function replaceTopics(tx: Tx, repo: RepoRow, names: readonly string[]): Promise<void> {
@@ -72,12 +73,10 @@ export async function listRepoTopics(
   repoId: number,
   page: { limit: number; offset: number },
 ): Promise<{ names: string[]; total: number }> {
-  const [{ count }] = await db.query<{ count: number }>('SELECT count(*) AS count FROM repo_topic WHERE repo_id = $1', [repoId]);
-  const rows = await db.query<{ name: string }>(
-    `SELECT t.name FROM repo_topic rt JOIN topic t ON t.id = rt.topic_id WHERE rt.repo_id = $1 ORDER BY t.name LIMIT $2 OFFSET $3`,
-    [repoId, page.limit, page.offset],
-  );
-  return { names: rows.map((r) => r.name), total: count };
+  const { rows, total } = await selectPage<{ name: string }>(db, {
+    select: 't.name', from: 'repo_topic rt JOIN topic t ON t.id = rt.topic_id WHERE rt.repo_id = $1', params: [repoId], orderBy: 't.name', page,
+  });
+  return { names: rows.map((r) => r.name), total };
 }
 
 /** Topics whose name contains `keyword`, the most used first. */
@@ -87,12 +86,8 @@ export async function searchTopics(
   page: { limit: number; offset: number },
 ): Promise<{ topics: TopicRow[]; total: number }> {
   const pattern = `%${escapeLike(keyword.trim().toLowerCase())}%`;
-  const [{ count }] = await db.query<{ count: number }>('SELECT count(*) AS count FROM topic WHERE name LIKE $1', [pattern]);
-  const topics = await db.query<TopicRow>(
-    'SELECT * FROM topic WHERE name LIKE $1 ORDER BY repo_count DESC, name LIMIT $2 OFFSET $3',
-    [pattern, page.limit, page.offset],
-  );
-  return { topics, total: count };
+  const { rows, total } = await selectPage<TopicRow>(db, { select: '*', from: 'topic WHERE name LIKE $1', params: [pattern], orderBy: 'repo_count DESC, name', page });
+  return { topics: rows, total };
 }
 
 /** Concurrent topic edits of one repository take turns, so the per-repository limit holds. */

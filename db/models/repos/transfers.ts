@@ -8,6 +8,7 @@ import type { RepoContext } from './repos.js';
 import { accessModes, type RepoRow } from './repo-row.js';
 import { addTeamRepo, findTeam, type TeamView } from '../orgs/teams.js';
 import { toUserRow, userTypes, visibilities, type UserRow } from '../users/user-row.js';
+import { findUsersByIds } from '../users/users.js';
 import { unwatchRepository, watchRepository } from './watches.js';
 
 /** A repository waiting for its recipient to accept or reject it (Gitea's RepoTransfer). */
@@ -26,9 +27,9 @@ export async function findPendingTransfer(db: Queryable, repoId: number): Promis
     [repoId],
   );
   if (!row) return null;
-  const users = (await db.query('SELECT * FROM "user" WHERE id = ANY($1::bigint[])', [[row.doer_id, row.recipient_id]])).map(toUserRow);
-  const doer = users.find((u) => u.id === row.doer_id);
-  const recipient = users.find((u) => u.id === row.recipient_id);
+  const users = await findUsersByIds(db, [row.doer_id, row.recipient_id]);
+  const doer = users.get(row.doer_id);
+  const recipient = users.get(row.recipient_id);
   if (!doer || !recipient) return null;
   const teams = await Promise.all(row.team_ids.map((id) => findTeam(db, Number(id))));
   return { repoId, doer, recipient, teams: teams.filter((team): team is TeamView => team !== null) };

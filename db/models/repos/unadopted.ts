@@ -9,7 +9,7 @@ import type { GitStore } from '../../git-store.js';
 import { syncAllBranches, syncAllTags } from '../code/branches.js';
 import { assertUsableRepoName, createRepository, type RepoContext } from './repos.js';
 import type { RepoRow } from './repo-row.js';
-import { compileGlob } from './templates.js';
+import { compileGlob } from '../../glob.js';
 import type { UserRow } from '../users/user-row.js';
 
 const isUsableRepoName = (name: string): boolean => {

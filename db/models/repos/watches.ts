@@ -1,4 +1,5 @@
 import type { Queryable, Tx } from '../../data-source.js';
+import { selectPage } from '../../sql.js';
 import { forbidden } from '../../errors.js';
 import { readableReposCondition } from '../access.js';
 import { isBlocked } from '../users/blocks.js';
@@ -57,12 +58,10 @@ export async function listWatchers(
   page: { limit: number; offset: number },
 ): Promise<{ users: UserRow[]; total: number }> {
   const where = `w.repo_id = $1 AND w.mode IN (${watchModes.normal}, ${watchModes.auto})`;
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*) AS count FROM watch w WHERE ${where}`, [repoId]);
-  const rows = await db.query(
-    `SELECT u.* FROM watch w JOIN "user" u ON u.id = w.user_id WHERE ${where} ORDER BY w.created, u.id LIMIT $2 OFFSET $3`,
-    [repoId, page.limit, page.offset],
-  );
-  return { users: rows.map(toUserRow), total: count };
+  const { rows, total } = await selectPage<Record<string, unknown>>(db, {
+    select: 'u.*', from: `watch w JOIN "user" u ON u.id = w.user_id WHERE ${where}`, params: [repoId], orderBy: 'w.created, u.id', page,
+  });
+  return { users: rows.map(toUserRow), total };
 }
 
 /**
@@ -78,13 +77,8 @@ export async function listWatchedRepos(
   const where = `w.user_id = $1 AND w.mode IN (${watchModes.normal}, ${watchModes.auto})
     AND ${readableReposCondition('r', '$2')} AND (NOT r.is_private OR $2 = $1)`;
   const params = [userId, viewer?.id ?? null];
-  const [{ count }] = await db.query<{ count: number }>(
-    `SELECT count(*) AS count FROM watch w JOIN repository r ON r.id = w.repo_id WHERE ${where}`,
-    params,
-  );
-  const repos = await db.query<RepoRow>(
-    `SELECT r.* FROM watch w JOIN repository r ON r.id = w.repo_id WHERE ${where} ORDER BY w.created DESC, r.id LIMIT $3 OFFSET $4`,
-    [...params, page.limit, page.offset],
-  );
-  return { repos, total: count };
+  const { rows, total } = await selectPage<RepoRow>(db, {
+    select: 'r.*', from: `watch w JOIN repository r ON r.id = w.repo_id WHERE ${where}`, params, orderBy: 'w.created DESC, r.id', page,
+  });
+  return { repos: rows, total };
 }

@@ -1,4 +1,5 @@
 import type { Queryable, Tx } from '../../data-source.js';
+import { selectPage } from '../../sql.js';
 import { invalid } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import { unfollow } from './follows.js';
@@ -47,10 +48,8 @@ export async function unblockUser(tx: Tx, doer: UserRow, blocker: UserRow, block
 }
 
 export async function listBlocked(db: Queryable, blockerId: number, page: { limit: number; offset: number }): Promise<{ users: UserRow[]; total: number }> {
-  const [{ count }] = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM user_blocking WHERE blocker_id = $1', [blockerId]);
-  const rows = await db.query(
-    `SELECT u.* FROM user_blocking b JOIN "user" u ON u.id = b.blockee_id WHERE b.blocker_id = $1 ORDER BY b.created DESC, b.id DESC LIMIT $2 OFFSET $3`,
-    [blockerId, page.limit, page.offset],
-  );
-  return { users: rows.map(toUserRow), total: count };
+  const { rows, total } = await selectPage<Record<string, unknown>>(db, {
+    select: 'u.*', from: 'user_blocking b JOIN "user" u ON u.id = b.blockee_id WHERE b.blocker_id = $1', params: [blockerId], orderBy: 'b.created DESC, b.id DESC', page,
+  });
+  return { users: rows.map(toUserRow), total };
 }

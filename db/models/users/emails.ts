@@ -1,7 +1,9 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { invalid, isUniqueViolation, notFound } from '../../errors.js';
+import { selectPage } from '../../sql.js';
 import { assertValidEmail } from './names.js';
 import { escapeLike } from './users.js';
+import { toUserRow, type UserRow } from './user-row.js';
 
 export interface EmailRow {
   id: number;
@@ -12,8 +14,23 @@ export interface EmailRow {
   username: string;
 }
 
-const selectEmails = `SELECT e.id::int, e.uid::int, e.email, e.is_activated, e.is_primary, u.name AS username
-  FROM email_address e JOIN "user" u ON u.id = e.uid`;
+const emailColumns = 'e.id::int, e.uid::int, e.email, e.is_activated, e.is_primary, u.name AS username';
+const emailTables = 'email_address e JOIN "user" u ON u.id = e.uid';
+const selectEmails = `SELECT ${emailColumns} FROM ${emailTables}`;
+
+/**
+ * Gitea's GetUserByEmail for many addresses at once (the authors and committers of commits): an address
+ * belongs to the user who has it as an activated address, compared without case. Keys are lower-cased.
+ */
+export async function findUsersByEmails(db: Queryable, emails: string[]): Promise<Map<string, UserRow>> {
+  const wanted = [...new Set(emails.filter(Boolean).map((email) => email.toLowerCase()))];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.query<Record<string, unknown> & { matched_email: string }>(
+    `SELECT e.lower_email AS matched_email, u.* FROM ${emailTables} WHERE e.lower_email = ANY($1::text[]) AND e.is_activated`,
+    [wanted],
+  );
+  return new Map(rows.map((row) => [row.matched_email, toUserRow(row)]));
+}
 
 export async function listEmails(tx: Queryable, uid: number): Promise<EmailRow[]> {
   return tx.query<EmailRow>(`${selectEmails} WHERE e.uid = $1 ORDER BY e.is_primary DESC, e.id`, [uid]);
@@ -62,13 +79,8 @@ export async function searchAllEmails(
     params.push(`%${escapeLike(query.q.toLowerCase())}%`);
     where = `WHERE e.lower_email LIKE $1 OR u.lower_name LIKE $1`;
   }
-  const [{ count }] = await tx.query<{ count: string }>(
-    `SELECT count(*) FROM email_address e JOIN "user" u ON u.id = e.uid ${where}`,
-    params,
-  );
-  const emails = await tx.query<EmailRow>(
-    `${selectEmails} ${where} ORDER BY e.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, query.limit, query.offset],
-  );
-  return { emails, total: Number(count) };
+  const { rows, total } = await selectPage<EmailRow>(tx, {
+    select: emailColumns, from: `${emailTables} ${where}`, params, orderBy: 'e.id', page: query,
+  });
+  return { emails: rows, total };
 }

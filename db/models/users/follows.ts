@@ -1,4 +1,5 @@
 import type { Queryable, Tx } from '../../data-source.js';
+import { selectPage } from '../../sql.js';
 import { toUserRow, type UserRow } from './user-row.js';
 
 export async function follow(tx: Tx, follower: UserRow, target: UserRow): Promise<void> {
@@ -32,10 +33,8 @@ export async function listFollows(
   page: { limit: number; offset: number },
 ): Promise<{ users: UserRow[]; total: number }> {
   const [mine, theirs] = direction === 'followers' ? ['follow_id', 'user_id'] : ['user_id', 'follow_id'];
-  const [{ count }] = await tx.query<{ count: string }>(`SELECT count(*) FROM follow WHERE ${mine} = $1`, [userId]);
-  const rows = await tx.query(
-    `SELECT u.* FROM follow f JOIN "user" u ON u.id = f.${theirs} WHERE f.${mine} = $1 ORDER BY f.created DESC, u.id LIMIT $2 OFFSET $3`,
-    [userId, page.limit, page.offset],
-  );
-  return { users: rows.map(toUserRow), total: Number(count) };
+  const { rows, total } = await selectPage<Record<string, unknown>>(tx, {
+    select: 'u.*', from: `follow f JOIN "user" u ON u.id = f.${theirs} WHERE f.${mine} = $1`, params: [userId], orderBy: 'f.created DESC, u.id', page,
+  });
+  return { users: rows.map(toUserRow), total };
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import * as openpgp from 'openpgp';
 import type { Queryable, Tx } from '../../data-source.js';
-import { forbidden, HttpError, invalid, isUniqueViolation, notFound } from '../../errors.js';
+import { selectPage } from '../../sql.js';
+import { forbidden, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import { listEmails } from './emails.js';
 import type { UserRow } from './user-row.js';
@@ -171,7 +172,7 @@ export async function addGpgKeys(tx: Tx, owner: UserRow, armored: string, signat
       if (match && !emails.some((email) => email.email === match.email)) emails.push({ email: match.email, verified: match.is_activated });
     }
     if (!verified && emails.length === 0) {
-      throw new HttpError(404, `None of the emails attached to the GPG key could be found. It may still be added if you provide a valid signature for the token: ${token}`);
+      throw notFound(undefined, `None of the emails attached to the GPG key could be found. It may still be added if you provide a valid signature for the token: ${token}`);
     }
     const expiry = await key.getExpirationTime().catch(() => null);
     const expires = expiry instanceof Date ? expiry : null;
@@ -223,12 +224,10 @@ async function withSubkeys(db: Queryable, keys: GpgKeyRow[]): Promise<GpgKeyView
 
 /** The user's primary keys with their subkeys, oldest first. */
 export async function listGpgKeys(db: Queryable, ownerId: number, page: { limit: number; offset: number }): Promise<{ keys: GpgKeyView[]; total: number }> {
-  const [{ count }] = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM gpg_key WHERE owner_id = $1 AND parent_id IS NULL', [ownerId]);
-  const keys = await db.query<GpgKeyRow>(
-    `SELECT ${columns} FROM gpg_key WHERE owner_id = $1 AND parent_id IS NULL ORDER BY id LIMIT $2 OFFSET $3`,
-    [ownerId, page.limit, page.offset],
-  );
-  return { keys: await withSubkeys(db, keys), total: count };
+  const { rows, total } = await selectPage<GpgKeyRow>(db, {
+    select: columns, from: 'gpg_key WHERE owner_id = $1 AND parent_id IS NULL', params: [ownerId], orderBy: 'id', page,
+  });
+  return { keys: await withSubkeys(db, rows), total };
 }
 
 /** One of the user's primary keys; anyone else's answers 404 like a missing one. */

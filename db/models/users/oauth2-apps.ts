@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Queryable, Tx } from '../../data-source.js';
+import { selectPage } from '../../sql.js';
 import { hashToken } from '../../crypto.js';
 import { invalid, notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
@@ -72,12 +73,8 @@ export async function createOAuth2App(tx: Tx, owner: UserRow, input: OAuth2AppIn
 }
 
 export async function listOAuth2Apps(db: Queryable, ownerId: number, page: { limit: number; offset: number }): Promise<{ apps: OAuth2AppRow[]; total: number }> {
-  const [{ count }] = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM oauth2_application WHERE uid = $1', [ownerId]);
-  const apps = await db.query<OAuth2AppRow>(
-    `SELECT ${columns} FROM oauth2_application WHERE uid = $1 ORDER BY id LIMIT $2 OFFSET $3`,
-    [ownerId, page.limit, page.offset],
-  );
-  return { apps, total: count };
+  const { rows, total } = await selectPage<OAuth2AppRow>(db, { select: columns, from: 'oauth2_application WHERE uid = $1', params: [ownerId], orderBy: 'id', page });
+  return { apps: rows, total };
 }
 
 /** One of the user's applications; another user's answers 404 like a missing one. */

@@ -1,4 +1,5 @@
 import type { Queryable, Tx } from '../../data-source.js';
+import { selectPage } from '../../sql.js';
 import { forbidden, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import { isDeployKeyMaterial, isUserKeyMaterial, lockKeyMaterial, parseSshPublicKey } from './ssh-keys.js';
@@ -65,13 +66,10 @@ export async function listPublicKeys(
   if (filter.ownerId !== undefined) where.push(`k.owner_id = $${params.push(filter.ownerId)}`);
   if (filter.fingerprint !== undefined) where.push(`k.fingerprint = $${params.push(filter.fingerprint)}`);
   const clause = where.length ? `WHERE ${where.join(' AND ')}` : '';
-  const [{ count }] = await db.query<{ count: number }>(`SELECT count(*)::int AS count FROM public_key k ${clause}`, params);
-  const rows = await db.query<Record<string, unknown>>(
-    `SELECT row_to_json(k) AS key, u.* FROM public_key k JOIN "user" u ON u.id = k.owner_id ${clause}
-     ORDER BY k.id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, page.limit, page.offset],
-  );
-  return { keys: rows.map(ownedKeyOf), total: count };
+  const { rows, total } = await selectPage<Record<string, unknown>>(db, {
+    select: 'row_to_json(k) AS key, u.*', from: `public_key k JOIN "user" u ON u.id = k.owner_id ${clause}`, params, orderBy: 'k.id', page,
+  });
+  return { keys: rows.map(ownedKeyOf), total };
 }
 
 /** Any user's key by its id, as Gitea's GET /user/keys/{id} finds it. */

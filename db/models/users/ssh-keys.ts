@@ -1,5 +1,6 @@
 import { createHash, createPublicKey, type JsonWebKey } from 'node:crypto';
 import type { Queryable, Tx } from '../../data-source.js';
+import { decodeBase64Strict } from '../../encoding.js';
 import { invalid } from '../../errors.js';
 
 // OpenSSH public keys: parsing and checking them (for user keys and deploy keys alike), and the rule that one
@@ -87,8 +88,8 @@ export function parseSshPublicKey(text: string): SshPublicKey {
   const line = text.replace(/\r?\n/g, '').trim();
   const [type = '', data = '', ...comment] = line.split(/\s+/);
   try {
-    if (!data || !/^[A-Za-z0-9+/]+={0,2}$/.test(data) || data.length % 4 !== 0) throw new Error('the key data is not base64');
-    const blob = Buffer.from(data, 'base64');
+    const blob = data ? decodeBase64Strict(data) : null;
+    if (!blob) throw new Error('the key data is not base64');
     const { kind, bits } = checkBlob(type, blob);
     if (bits < minimumBits[kind]) throw new Error(`key length is not enough: got ${bits}, needs ${minimumBits[kind]}`);
     const fingerprint = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;

@@ -1,4 +1,5 @@
 import type { Queryable, Tx } from '../../data-source.js';
+import { selectPage } from '../../sql.js';
 import { newAccessToken, tokenMatches } from '../../crypto.js';
 import { badRequest, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { normalizeScopes } from '../../scopes.js';
@@ -44,13 +45,10 @@ export async function listTokens(
   uid: number,
   page: { limit: number; offset: number },
 ): Promise<{ tokens: TokenRow[]; total: number }> {
-  const [{ count }] = await tx.query<{ count: string }>('SELECT count(*) FROM access_token WHERE uid = $1', [uid]);
-  const tokens = await tx.query<TokenRow>(
-    `SELECT id::int, uid::int, name, token_last_eight, scope, created FROM access_token WHERE uid = $1
-     ORDER BY id DESC LIMIT $2 OFFSET $3`,
-    [uid, page.limit, page.offset],
-  );
-  return { tokens, total: Number(count) };
+  const { rows, total } = await selectPage<TokenRow>(tx, {
+    select: 'id::int, uid::int, name, token_last_eight, scope, created', from: 'access_token WHERE uid = $1', params: [uid], orderBy: 'id DESC', page,
+  });
+  return { tokens: rows, total };
 }
 
 /** Deletes by numeric id or by name, as Gitea does; a name shared by several tokens is refused. */

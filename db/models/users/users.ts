@@ -2,6 +2,7 @@ import type { Queryable, Tx } from '../../data-source.js';
 import { hashPassword, type PasswordHash } from '../../crypto.js';
 import { invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { enqueue } from '../../../jobs/queue.js';
+import { selectPage, updateRow, type RowChanges } from '../../sql.js';
 import { assertUsableName, assertValidEmail } from './names.js';
 import { releaseHoldings, type UserRemoval } from '../orgs/orgs.js';
 import { toUserRow, userTypes, visibilities, type UserRow, type Visibility } from './user-row.js';
@@ -106,6 +107,14 @@ export async function findUserByName(tx: Queryable, name: string): Promise<UserR
   return raw ? toUserRow(raw) : null;
 }
 
+/** Users and organizations by id, in one query; null ids are skipped, ids without a row are absent from the map. */
+export async function findUsersByIds(db: Queryable, ids: ReadonlyArray<number | null>): Promise<Map<number, UserRow>> {
+  const wanted = [...new Set(ids.filter((id): id is number => id !== null))];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.query('SELECT * FROM "user" WHERE id = ANY($1::bigint[])', [wanted]);
+  return new Map(rows.map((raw) => toUserRow(raw)).map((user) => [user.id, user]));
+}
+
 /** Basic authentication names a user by login name or by any of their e-mail addresses. */
 export async function findUserByLogin(tx: Queryable, login: string): Promise<UserRow | null> {
   const [raw] = await tx.query(
@@ -159,7 +168,7 @@ const plainColumns = [
 
 /** adminEditUser: only the named columns change; the last administrator cannot be demoted. */
 export async function editUser(tx: Tx, user: UserRow, edit: UserEdit, passwordAlgo: string): Promise<UserRow> {
-  const sets: Record<string, unknown> = {};
+  const sets: RowChanges<'user'> = {};
   for (const column of plainColumns) if (edit[column] !== undefined) sets[column] = edit[column];
   if (edit.active !== undefined) sets.is_active = edit.active;
   if (edit.visibility !== undefined) sets.visibility = visibilities.indexOf(edit.visibility);
@@ -194,13 +203,8 @@ export async function editUser(tx: Tx, user: UserRow, edit: UserEdit, passwordAl
   return updateUserColumns(tx, user.id, sets);
 }
 
-export async function updateUserColumns(tx: Queryable, id: number, sets: Record<string, unknown>): Promise<UserRow> {
-  const columns = Object.keys(sets);
-  const assignments = columns.map((c, i) => `"${c}" = $${i + 2}`);
-  const [raw] = await tx.query(
-    `UPDATE "user" SET ${[...assignments, 'updated = now()'].join(', ')} WHERE id = $1 RETURNING *`,
-    [id, ...columns.map((c) => sets[c])],
-  );
+export async function updateUserColumns(tx: Queryable, id: number, sets: RowChanges<'user'>): Promise<UserRow> {
+  const raw = await updateRow(tx, 'user', id, sets);
   if (!raw) throw notFound();
   return toUserRow(raw);
 }
@@ -220,7 +224,7 @@ export interface SettingsEdit {
 /** The caller's own settings: the columns a user may change about themselves, nothing else. */
 export async function updateSettings(tx: Tx, user: UserRow, edit: SettingsEdit): Promise<UserRow> {
   const { hide_email, ...rest } = edit;
-  const sets: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  const sets: RowChanges<'user'> = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
   if (hide_email !== undefined) sets.keep_email_private = hide_email;
   return updateUserColumns(tx, user.id, sets);
 }
@@ -280,12 +284,8 @@ export async function searchUsers(tx: Queryable, search: UserSearch): Promise<{ 
   if (search.sourceId !== undefined) add((n) => `login_source = $${n}`, search.sourceId);
   if (search.loginName) add((n) => `login_name = $${n}`, search.loginName);
   const clause = where.join(' AND ');
-  const [{ count }] = await tx.query<{ count: string }>(`SELECT count(*) FROM "user" WHERE ${clause}`, params);
-  const rows = await tx.query(
-    `SELECT * FROM "user" WHERE ${clause} ORDER BY id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
-    [...params, search.limit, search.offset],
-  );
-  return { users: rows.map(toUserRow), total: Number(count) };
+  const { rows, total } = await selectPage<Record<string, unknown>>(tx, { select: '*', from: `"user" WHERE ${clause}`, params, orderBy: 'id', page: search });
+  return { users: rows.map(toUserRow), total };
 }
 
 export function escapeLike(text: string): string {
