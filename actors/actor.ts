@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Transporter } from 'nodemailer';
 import type { Config } from '../db/process/config.js';
 import type { Store } from '../db/data-source.js';
-import type { GitStore } from '../db/git-store.js';
+import type { GitStore } from '../db/git/store.js';
 import type { JobName, PayloadOf } from '../jobs/catalogue.js';
 
 /** What every actor may use; built once per worker process. */

@@ -1,8 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../db/process/config.js';
 import type { Store } from '../db/data-source.js';
-import type { GitStore } from '../db/git-store.js';
-import type { CommitFieldsCache } from '../db/models/code/branches.js';
+import type { GitStore } from '../db/git/store.js';
 import type { BlobStore } from '../db/blob-store.js';
 
 /** Everything a request handler may use, handed in by the process that built the app. */
@@ -11,6 +10,4 @@ export interface Deps extends Store {
   log: Logger;
   git: GitStore;
   blobs: BlobStore;
-  /** Commit fields by commit id (immutable), so branch reads rarely start git. */
-  commits: CommitFieldsCache;
 }

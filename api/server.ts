@@ -2,8 +2,8 @@ import { pino } from 'pino';
 import { ensureBootAdmin, openStore, withSecretKey } from '../db/process/boot.js';
 import { loadConfig } from '../db/process/config.js';
 import { createApp } from './app.js';
-import { CommitFieldsCache } from '../db/models/code/branches.js';
-import { GitStore } from '../db/git-store.js';
+import { CommitFieldsCache } from '../db/git/commit-fields.js';
+import { GitStore } from '../db/git/store.js';
 import { FileBlobStore } from '../db/blob-store.js';
 import path from 'node:path';
 
@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const store = await openStore(config.databaseUrl, 'web');
   await ensureBootAdmin(store, config, log);
   const blobs = new FileBlobStore(path.join(config.dataDir, 'blobs'));
-  const server = createApp({ ...store, config, log, git: new GitStore(path.join(config.dataDir, 'git')), blobs, commits: new CommitFieldsCache() }).listen(config.port, () => {
+  const server = createApp({ ...store, config, log, git: new GitStore(path.join(config.dataDir, 'git'), new CommitFieldsCache()), blobs }).listen(config.port, () => {
     log.info({ port: config.port, rootUrl: config.rootUrl }, 'web ready');
   });
   let stopping = false;

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Actor, ActorDeps } from '../actors/actor.js';
 import type { Config } from '../db/process/config.js';
 import type { Store } from '../db/data-source.js';
-import { GitStore } from '../db/git-store.js';
+import { GitStore } from '../db/git/store.js';
 import { jobs, jobNames, type JobName } from '../jobs/catalogue.js';
 import { listenForJobs } from '../jobs/queue.js';
 

@@ -1,5 +1,5 @@
 import { isGlobRule, type ProtectionRow } from '../../db/models/code/branch-protection.js';
-import type { HeadCommit } from '../../db/models/code/branches.js';
+import type { HeadCommit } from '../../db/git/commit-fields.js';
 import { iso } from './time.js';
 
 /** The PayloadUser definition of the Gitea 1.22 API description. */

@@ -12,8 +12,8 @@ import type { Deps } from '../../api/deps.js';
 import { openStore, type OpenStore } from '../../db/process/boot.js';
 import { loadConfig, type Config } from '../../db/process/config.js';
 import { inTx } from '../../db/data-source.js';
-import { GitStore } from '../../db/git-store.js';
-import { CommitFieldsCache } from '../../db/models/code/branches.js';
+import { GitStore } from '../../db/git/store.js';
+import { CommitFieldsCache } from '../../db/git/commit-fields.js';
 import { FileBlobStore } from '../../db/blob-store.js';
 import { createToken } from '../../db/models/users/tokens.js';
 import { createUser } from '../../db/models/users/users.js';
@@ -95,7 +95,7 @@ export async function startHearth(t: ExecutionContext, settings: Record<string, 
   });
   const log = pino({ level: process.env.HEARTH_TEST_LOG ?? 'silent' });
   const store = await openStore(databaseUrl, 'web');
-  const deps: Deps = { ...store, config, log, git: new GitStore(path.join(dataDir, 'git')), blobs: new FileBlobStore(path.join(dataDir, 'blobs')), commits: new CommitFieldsCache() };
+  const deps: Deps = { ...store, config, log, git: new GitStore(path.join(dataDir, 'git'), new CommitFieldsCache()), blobs: new FileBlobStore(path.join(dataDir, 'blobs')) };
   server.on('request', createApp(deps));
   const subscriptions: Subscription[] = [];
   t.teardown(async () => {

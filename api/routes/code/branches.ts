@@ -6,9 +6,9 @@ import {
   listProtections, teamNamesOf, userNamesOf, whitelistedTeamIds, type ProtectionInput, type ProtectionRow,
 } from '../../../db/models/code/branch-protection.js';
 import {
-  assertBranchesWritable, createBranch, deleteBranch, ensureBranchRows, listBranchPage, readHeads,
-  resolveCommit, userNamesByEmail,
+  assertBranchesWritable, createBranch, deleteBranch, listBranchPage, userNamesByEmail,
 } from '../../../db/models/code/branches.js';
+import { ensureBranchRows } from '../../../db/models/code/push-sync.js';
 import { accessModes } from '../../../db/models/repos/repo-row.js';
 import type { Deps } from '../../deps.js';
 import { pageOf, paged } from '../../http/pagination.js';
@@ -38,7 +38,6 @@ const editProtectionBody = z.object(protectionFields);
 const createProtectionBody = z.object({ ...protectionFields, rule_name: z.string().max(255).optional(), branch_name: z.string().max(255).optional() });
 
 const repoHtmlUrl = (deps: Deps, loaded: LoadedRepo): string => `${deps.config.rootUrl}${loaded.owner.name}/${loaded.repo.name}`;
-const gitDir = (deps: Deps, loaded: LoadedRepo): string => deps.git.pathOf(loaded.repo.owner_name, loaded.repo.name);
 
 /**
  * The named branches as git has them now (missing ones left out), in the order asked, with what the viewer may
@@ -47,7 +46,7 @@ const gitDir = (deps: Deps, loaded: LoadedRepo): string => deps.git.pathOf(loade
 async function branchViews(deps: Deps, loaded: LoadedRepo, branchNames: string[], protections?: ProtectionRow[]): Promise<BranchView[]> {
   if (branchNames.length === 0) return [];
   const [heads, rules] = await Promise.all([
-    readHeads(gitDir(deps, loaded), branchNames, deps.commits),
+    deps.git.open(loaded.repo).readHeads(branchNames),
     protections ?? listProtections(deps.db, loaded.repo.id),
   ]);
   const user = loaded.caller.user;
@@ -115,11 +114,10 @@ export const branchRoutes = [
       const loaded = await loadRepo(deps, caller, params.owner, params.repo);
       requireMode(loaded, accessModes.write);
       assertBranchesWritable(loaded.repo);
-      const dir = gitDir(deps, loaded);
       const [revision, missing] = body.old_ref_name
         ? [body.old_ref_name, 'The old ref does not exist']
         : [`refs/heads/${body.old_branch_name || loaded.repo.default_branch}`, 'The old branch does not exist'];
-      const commit = await resolveCommit(dir, revision);
+      const commit = await deps.git.open(loaded.repo).resolve(revision);
       if (!commit) throw notFound(missing);
       await inTx(deps, (tx) => createBranch(tx, deps.git, loaded.repo, doerOf(caller), body.new_branch_name, commit));
       return created(await renderBranchNamed(deps, loaded, body.new_branch_name));

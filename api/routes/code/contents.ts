@@ -6,7 +6,6 @@ import { languageStats } from '../../../db/git/languages.js';
 import type { CommitObject } from '../../../db/git/objects.js';
 import { isFullOid, isValidRefPattern } from '../../../db/git/objects.js';
 import type { GitReader } from '../../../db/git/read.js';
-import { runGit } from '../../../db/git/run.js';
 import {
   applyDiffPatch,
   changeRepoFiles,
@@ -114,7 +113,7 @@ async function getContents(ctx: Context<unknown, RefQuery>, filepath: string): P
  */
 async function rawTarget(reader: GitReader, view: GitView, filepath: string, ref: string | undefined): Promise<{ commit: CommitObject; treePath: string } | null> {
   if (ref) {
-    const commit = await reader.resolveCommit(ref);
+    const commit = await reader.findCommit(ref);
     return commit ? { commit, treePath: filepath } : null;
   }
   const parts = filepath.split('/');
@@ -130,7 +129,7 @@ async function rawTarget(reader: GitReader, view: GitView, filepath: string, ref
     const commit = await reader.objects.readCommit(parts[0]);
     return commit ? { commit, treePath: parts.slice(1).join('/') } : null;
   }
-  const commit = await reader.resolveCommit(view.loaded.repo.default_branch);
+  const commit = await reader.findCommit(view.loaded.repo.default_branch);
   return commit ? { commit, treePath: filepath } : null;
 }
 
@@ -165,8 +164,7 @@ async function serveRaw(ctx: Context<unknown, RefQuery>): Promise<Reply> {
   const treePath = cleanTreePath(target.treePath);
   const entry = treePath ? await view.reader.entryAt(target.commit, treePath) : null;
   if (!entry || entry.type !== 'blob') throw notFound(`object does not exist [path: ${target.treePath}]`);
-  const sized = await runGit(['cat-file', '-s', entry.oid], { cwd: view.reader.dir });
-  const size = Number(sized.stdout.toString('utf8').trim());
+  const size = await view.reader.sizeOf(entry.oid);
   const small = size <= inMemoryLimit ? await view.reader.readBlob(entry.oid) : null;
   const headers = {
     'Content-Type': contentTypeOf(entry.name, small),
@@ -276,7 +274,7 @@ export const contentsRoutes = [
       const kind = archiveFormats.find((candidate) => archive.endsWith(candidate.suffix));
       if (!kind) throw badRequest(`unknown archive format: ${archive}`);
       const ref = archive.slice(0, -kind.suffix.length);
-      const commit = ref && isValidRefPattern(ref) ? await view.reader.resolveCommit(ref) : null;
+      const commit = ref && isValidRefPattern(ref) ? await view.reader.findCommit(ref) : null;
       if (!commit) throw notFound(`unrecognized reference: ${ref}`);
       const { repo } = view.loaded;
       const headers = {
@@ -292,7 +290,7 @@ export const contentsRoutes = [
     tag: 'repository', scope: 'read:repository', responses: { 200: 'LanguageStatistics', 404: 'notFound' },
     handle: async (ctx) => {
       const view = await loadGitView(ctx.deps, ctx);
-      const commit = (await view.reader.hasBranches()) ? await view.reader.resolveCommit(view.loaded.repo.default_branch) : null;
+      const commit = (await view.reader.hasBranches()) ? await view.reader.findCommit(view.loaded.repo.default_branch) : null;
       if (!commit) return ok({});
       return ok(languageStats(await view.reader.listTree(commit.oid, { recursive: true })));
     },
@@ -303,7 +301,7 @@ export const contentsRoutes = [
     responses: { 200: 'success', 404: 'notFound' },
     handle: async (ctx) => {
       const view = await loadGitView(ctx.deps, ctx);
-      const commit = (await view.reader.hasBranches()) ? await view.reader.resolveCommit(ctx.query.ref?.trim() || view.loaded.repo.default_branch) : null;
+      const commit = (await view.reader.hasBranches()) ? await view.reader.findCommit(ctx.query.ref?.trim() || view.loaded.repo.default_branch) : null;
       if (!commit) throw notFound();
       const entry = await view.reader.entryAt(commit, '.editorconfig');
       const text = entry?.type === 'blob' ? await view.reader.readBlob(entry.oid) : null;

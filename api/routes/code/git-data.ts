@@ -3,7 +3,7 @@ import { badRequest, conflict, invalid, notFound } from '../../../db/errors.js';
 import type { CommitObject } from '../../../db/git/objects.js';
 import { isFullOid, isValidRefPattern } from '../../../db/git/objects.js';
 import type { GitReader } from '../../../db/git/read.js';
-import { maxBlobContentSize, openRepoGit, usersByEmails } from '../../../db/models/code/contents.js';
+import { maxBlobContentSize, usersByEmails } from '../../../db/models/code/contents.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
 import type { Deps } from '../../deps.js';
 import { pageOf, paged } from '../../http/pagination.js';
@@ -31,7 +31,7 @@ export interface GitView {
 
 export async function loadGitView(deps: Deps, ctx: Context<unknown, unknown>): Promise<GitView> {
   const loaded = await loadRepo(deps, ctx.caller, ctx.params.owner, ctx.params.repo);
-  return { loaded, reader: openRepoGit(deps.git, loaded.repo), links: repoLinks(deps.config.rootUrl, loaded.owner.name, loaded.repo.name) };
+  return { loaded, reader: deps.git.open(loaded.repo), links: repoLinks(deps.config.rootUrl, loaded.owner.name, loaded.repo.name) };
 }
 
 /** Gitea's query booleans that default to true: absent or empty is true, otherwise strconv.ParseBool. */
@@ -112,7 +112,7 @@ function assertRevision(rev: string, status: 400 | 422): void {
 
 /** The commit HEAD names: the branch the repository serves by default. */
 async function headCommit(view: GitView): Promise<CommitObject | null> {
-  return (await view.reader.resolveCommit('HEAD')) ?? view.reader.resolveCommit(view.loaded.repo.default_branch);
+  return (await view.reader.findCommit('HEAD')) ?? view.reader.findCommit(view.loaded.repo.default_branch);
 }
 
 export const gitDataRoutes = [
@@ -169,7 +169,7 @@ export const gitDataRoutes = [
       const { sha, diffType } = ctx.params;
       if (diffType !== 'diff' && diffType !== 'patch') throw notFound();
       const view = await loadGitView(ctx.deps, ctx);
-      const commit = isValidRefPattern(sha) ? await view.reader.resolveCommit(sha) : null;
+      const commit = isValidRefPattern(sha) ? await view.reader.findCommit(sha) : null;
       if (!commit) throw notFound(`commit not found [${sha}]`);
       return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, content: view.reader.rawDiff(commit, diffType) };
     },
@@ -180,7 +180,7 @@ export const gitDataRoutes = [
     handle: async (ctx) => {
       assertRevision(ctx.params.sha, 422);
       const view = await loadGitView(ctx.deps, ctx);
-      const commit = await view.reader.resolveCommit(ctx.params.sha);
+      const commit = await view.reader.findCommit(ctx.params.sha);
       if (!commit) throw notFound(`commit not found [${ctx.params.sha}]`);
       const [rendered] = await renderCommits(ctx.deps, view, ctx.caller.user, [commit], commitOptionsOf(ctx.query));
       return ok(rendered);
@@ -193,7 +193,7 @@ export const gitDataRoutes = [
     handle: async (ctx) => {
       assertRevision(ctx.params.sha, 422);
       const view = await loadGitView(ctx.deps, ctx);
-      const commit = await view.reader.resolveCommit(ctx.params.sha);
+      const commit = await view.reader.findCommit(ctx.params.sha);
       if (!commit) throw notFound(`commit not found [${ctx.params.sha}]`);
       const note = await view.reader.readNote(commit.oid);
       if (!note) throw notFound(`note not found [${ctx.params.sha}]`);
@@ -227,7 +227,7 @@ export const gitDataRoutes = [
       const page = pageOf({ page: ctx.query.page, limit: path ? commitsRangeSize : Math.min(ctx.query.limit ?? 0, commitsRangeSize) });
       const notOid = not ? await view.reader.objects.resolve(not) : null;
       if (not && !notOid) throw notFound(`revision not found [${not}]`);
-      const base = sha ? await view.reader.resolveCommit(sha) : path ? await view.reader.resolveCommit(view.loaded.repo.default_branch) : await headCommit(view);
+      const base = sha ? await view.reader.findCommit(sha) : path ? await view.reader.findCommit(view.loaded.repo.default_branch) : await headCommit(view);
       if (!base) throw notFound(`revision not found [${sha ?? view.loaded.repo.default_branch}]`);
       const query = { rev: base.oid, not: notOid ?? undefined, path: path || undefined };
       const total = await view.reader.count(query);
@@ -264,8 +264,8 @@ export const gitDataRoutes = [
       base = own(base || repo.default_branch);
       head = own(head || repo.default_branch);
       const [baseCommit, headCommitFound] = await Promise.all([
-        isValidRefPattern(base) ? view.reader.resolveCommit(base) : null,
-        isValidRefPattern(head) ? view.reader.resolveCommit(head) : null,
+        isValidRefPattern(base) ? view.reader.findCommit(base) : null,
+        isValidRefPattern(head) ? view.reader.findCommit(head) : null,
       ]);
       if (!baseCommit) throw notFound(`base not found [${base}]`);
       if (!headCommitFound) throw notFound(`head not found [${head}]`);
