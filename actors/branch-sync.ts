@@ -1,5 +1,5 @@
 import { inTx } from '../db/data-source.js';
-import { syncPush } from '../db/models/code/branches.js';
+import { syncPush } from '../db/models/code/push-sync.js';
 import type { Actor } from './actor.js';
 
 /** Brings branch rows, tag releases, emptiness and the default branch in line with one accepted push. */

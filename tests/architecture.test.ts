@@ -42,3 +42,21 @@ test('imports point one way', (t) => {
   }
   t.deepEqual(wrong, []);
 });
+
+/** Git's command line is spelled in db/git (repositories at rest) and api/git (serving clone, fetch and push) only. */
+test('only db/git and api/git run git', (t) => {
+  const gitFolders = [path.join('db', 'git'), path.join('api', 'git')];
+  const runner = path.join('db', 'git', 'run.js');
+  const wrong: string[] = [];
+  for (const top of [...Object.keys(allowed), 'tests']) {
+    for (const file of sourceFiles(top)) {
+      if (gitFolders.some((folder) => file.startsWith(`${folder}${path.sep}`))) continue;
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/^\s*(?:import|export)([^'"]*)from\s+['"](\.[^'"]+)['"]/gm)) {
+        const target = path.normalize(path.join(path.dirname(file), match[2]));
+        if (target === runner || /\b(?:runGit|gitOk)\b/.test(match[1])) wrong.push(`${file} → ${target}`);
+      }
+    }
+  }
+  t.deepEqual(wrong, []);
+});

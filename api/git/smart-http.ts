@@ -10,7 +10,7 @@ import { forbidden, HttpError, notFound, unauthorized, unsupportedMediaType } fr
 import { gitEnv, runGit } from '../../db/git/run.js';
 import { accessModeOf } from '../../db/models/access.js';
 import { judgePush, type RefUpdate } from '../../db/models/code/branch-protection.js';
-import { recordPush } from '../../db/models/code/branches.js';
+import { recordRefUpdates } from '../../db/models/code/ref-updates.js';
 import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repos/repo-row.js';
 import { findRedirect, findRepo } from '../../db/models/repos/repos.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
@@ -108,7 +108,7 @@ export function gitSmartHttp(deps: Deps): Router {
       : await commandsNowOnDisk(target.dir, request);
     if (accepted.length > 0) {
       // The client hears the end of its push only once the sync is queued, so what it pushed is never lost to the database.
-      await inTx(deps, (tx) => recordPush(tx, target.repo, pusher, accepted)).catch((error: unknown) => {
+      await inTx(deps, (tx) => recordRefUpdates(tx, target.repo, pusher, accepted)).catch((error: unknown) => {
         deps.log.error({ err: error, repoId: target.repo.id }, 'an accepted push could not be queued for branch sync');
       });
     }

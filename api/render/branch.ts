@@ -1,5 +1,5 @@
 import { isGlobRule } from '../../db/models/code/branch-protection.js';
-import type { HeadCommit } from '../../db/models/code/branches.js';
+import type { HeadCommit } from '../../db/git/commit-fields.js';
 import type { ProtectionView } from '../../db/views/branch-protections.js';
 import type { BranchView } from '../../db/views/branches.js';
 import type { UserRow } from '../../db/models/users/user-row.js';

@@ -267,8 +267,7 @@ export class ObjectReader {
         throw error;
       }
     }
-    const result = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', ref], { cwd: this.dir });
-    return result.code === 0 ? result.stdout.toString('utf8').trim() : null;
+    return verifyRev(this.dir, ref);
   }
 
   /**
@@ -288,9 +287,14 @@ export class ObjectReader {
         return null;
       }
     }
-    const result = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', rev], { cwd: this.dir });
-    return result.code === 0 ? result.stdout.toString('utf8').trim() : null;
+    return verifyRev(this.dir, rev);
   }
+}
+
+/** `git rev-parse --verify` of one revision (`main`, `v1^{commit}`, `HEAD~2`): the object id it names, or null. */
+export async function verifyRev(dir: string, rev: string): Promise<string | null> {
+  const result = await runGit(['rev-parse', '--verify', '--quiet', '--end-of-options', rev], { cwd: dir });
+  return result.code === 0 ? result.stdout.toString('utf8').trim() : null;
 }
 
 function isNotFound(error: unknown): boolean {

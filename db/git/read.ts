@@ -102,8 +102,8 @@ export class GitReader {
     return this.objects.refTarget(`refs/tags/${name}`);
   }
 
-  /** The commit `rev` names (branch, tag, full or short id), or null. */
-  async resolveCommit(rev: string): Promise<CommitObject | null> {
+  /** The commit `rev` names (branch, tag, full or short id), read in-process where it can be, or null. */
+  async findCommit(rev: string): Promise<CommitObject | null> {
     const oid = await this.objects.resolve(rev);
     return oid ? this.objects.peelToCommit(oid) : null;
   }
@@ -153,6 +153,12 @@ export class GitReader {
       });
     }
     return entries;
+  }
+
+  /** An object's size in bytes (`git cat-file -s`), without reading it. */
+  async sizeOf(oid: string): Promise<number> {
+    const sized = await runGit(['cat-file', '-s', oid], { cwd: this.dir });
+    return Number(sized.stdout.toString('utf8').trim());
   }
 
   async readBlob(oid: string): Promise<Buffer | null> {

@@ -38,7 +38,7 @@ function codeOf(error: unknown): string | undefined {
 }
 
 /** The repository's object format, or null when its configuration is missing or not plain enough to read here. */
-function readObjectFormat(dir: string): ObjectFormat | null {
+export function readObjectFormat(dir: string): ObjectFormat | null {
   let config: string;
   try {
     config = readFileSync(path.join(dir, 'config'), 'utf8');

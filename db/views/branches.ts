@@ -1,9 +1,9 @@
 import type { Queryable } from '../data-source.js';
-import type { GitStore } from '../git-store.js';
+import type { HeadCommit } from '../git/commit-fields.js';
+import type { GitStore } from '../git/store.js';
 import {
   canUserMerge, canUserPush, effectiveProtection, listProtections, whitelistedTeamIds, type ProtectionRow,
 } from '../models/code/branch-protection.js';
-import { readHeads, type CommitFieldsCache, type HeadCommit } from '../models/code/branches.js';
 import { accessModes } from '../models/repos/repo-row.js';
 import { findUsersByEmails } from '../models/users/emails.js';
 import type { UserRow } from '../models/users/user-row.js';
@@ -21,22 +21,16 @@ export interface BranchView {
   users: Map<string, UserRow>;
 }
 
-/** Where branch heads are read: the repositories on disk and the cache of commit fields. */
-export interface BranchGit {
-  git: GitStore;
-  commits: CommitFieldsCache;
-}
-
 /**
  * The named branches as git has them now (missing ones left out), in the order asked, with what the viewer (whose
  * mode `repo.mode` is) may do under the repository's protection rules (read here unless the caller already has them).
  */
 export async function loadBranchViews(
-  db: Queryable, { git, commits }: BranchGit, { repo, mode }: RepoView, viewer: UserRow | null, names: string[], protections?: ProtectionRow[],
+  db: Queryable, git: GitStore, { repo, mode }: RepoView, viewer: UserRow | null, names: string[], protections?: ProtectionRow[],
 ): Promise<BranchView[]> {
   if (names.length === 0) return [];
   const [heads, rules] = await Promise.all([
-    readHeads(git.pathOf(repo.owner_name, repo.name), names, commits),
+    git.open(repo).readHeads(names),
     protections ?? listProtections(db, repo.id),
   ]);
   const [users, teamIds] = await Promise.all([

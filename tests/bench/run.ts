@@ -10,7 +10,7 @@ import { openStore } from '../../db/process/boot.js';
 import { loadConfig } from '../../db/process/config.js';
 import { openDatabase, freePort, type Database } from '../../db/process/database-url.js';
 import { inTx } from '../../db/data-source.js';
-import { gitOk } from '../../db/git/run.js';
+import { okOnDisk } from '../git/git-client.js';
 import { createBranch } from '../../db/models/code/branches.js';
 import { createRepository } from '../../db/models/repos/repos.js';
 import { createToken } from '../../db/models/users/tokens.js';
@@ -56,11 +56,11 @@ interface Seed {
 /** Another branch on a commit of its own, each child of the default branch's head, so every head is a different commit. */
 async function commitBranches(dir: string, count: number): Promise<Array<{ name: string; commit: string }>> {
   const identity = { GIT_AUTHOR_NAME: username, GIT_AUTHOR_EMAIL: `${username}@example.com`, GIT_COMMITTER_NAME: username, GIT_COMMITTER_EMAIL: `${username}@example.com` };
-  const head = await gitOk(['rev-parse', 'HEAD'], { cwd: dir });
-  const tree = await gitOk(['rev-parse', 'HEAD^{tree}'], { cwd: dir });
+  const head = await okOnDisk(['rev-parse', 'HEAD'], dir);
+  const tree = await okOnDisk(['rev-parse', 'HEAD^{tree}'], dir);
   const branches: Array<{ name: string; commit: string }> = [];
   for (let i = 1; i <= count; i++) {
-    const commit = await gitOk(['commit-tree', tree, '-p', head, '-m', `Work on feature ${i}`], { cwd: dir, env: identity });
+    const commit = await okOnDisk(['commit-tree', tree, '-p', head, '-m', `Work on feature ${i}`], dir, identity);
     branches.push({ name: `feature/${String(i).padStart(2, '0')}`, commit });
   }
   return branches;

@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { gitOk } from '../../db/git/run.js';
-import { CommitFieldsCache, type CommitFields } from '../../db/models/code/branches.js';
+import { CommitFieldsCache, type CommitFields } from '../../db/git/commit-fields.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
-import { git, ok, refOnServer, remote, scratch } from '../git/git-client.js';
+import { git, ok, okOnDisk, refOnServer, remote, scratch } from '../git/git-client.js';
 
 interface ApiBranch {
   name: string;
@@ -15,7 +14,7 @@ const diskIdentity = { GIT_AUTHOR_NAME: 'Disk Writer', GIT_AUTHOR_EMAIL: 'disk@e
 
 /** Runs git in a repository's bare directory on the server, as an administrator on the machine would. */
 function onDisk(hearth: TestHearth, owner: string, repo: string, args: string[]): Promise<string> {
-  return gitOk(args, { cwd: hearth.deps.git.pathOf(owner, repo), env: diskIdentity });
+  return okOnDisk(args, hearth.deps.git.pathOf(owner, repo), diskIdentity);
 }
 
 /** A new commit on top of `parent` (same tree), written straight into the bare repository. */

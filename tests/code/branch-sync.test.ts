@@ -3,7 +3,7 @@ import test from 'ava';
 import { pino } from 'pino';
 import { branchSync } from '../../actors/branch-sync.js';
 import { inTx } from '../../db/data-source.js';
-import { recordPush } from '../../db/models/code/branches.js';
+import { recordRefUpdates } from '../../db/models/code/ref-updates.js';
 import { findRepo } from '../../db/models/repos/repos.js';
 import type { BranchSyncPayload } from '../../jobs/catalogue.js';
 import { actorDeps } from '../../workers/subscribe.js';
@@ -147,8 +147,57 @@ test('a second run of the same branch-sync job changes nothing; a rolled-back pu
     (await hearth.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'branch-sync'`))[0].n;
   const count = await jobs();
   await t.throwsAsync(inTx(hearth.store, async (tx) => {
-    await recordPush(tx, repo, carol.user, [{ ref: 'refs/heads/dev', oldSha: '0'.repeat(40), newSha: 'a'.repeat(40) }]);
+    await recordRefUpdates(tx, repo, carol.user, [{ ref: 'refs/heads/dev', oldSha: '0'.repeat(40), newSha: 'a'.repeat(40) }]);
     throw new Error('the push could not be recorded');
   }));
   t.is(await jobs(), count);
+});
+
+test('a branch made or deleted through the API is recorded as a git push of the same change is: same row, same push event', async (t) => {
+  const hearth = await startHearth(t);
+  const dana = await hearth.createUser('dana');
+  await hearth.call('POST', '/user/repos', { auth: dana.bearer, body: { name: 'twin' } });
+  const home = scratch(t);
+  const work = await localRepo(home, 'work', 'main', { 'a.txt': 'a\n', 'b.txt': 'b\n', 'c.txt': 'c\n' });
+  const tip = (await ok(git(home, ['rev-parse', 'HEAD'], work))).trim();
+  const url = remote(hearth, 'dana', 'twin', { user: 'dana', secret: dana.token });
+  const deps = actorDeps(hearth.store, hearth.config, pino({ level: 'silent' }));
+  const synced = new Set<string>();
+  const runSyncs = async (): Promise<void> => {
+    const queued = await hearth.store.db.query<{ data: BranchSyncPayload }>(`SELECT data FROM pgboss.job WHERE name = 'branch-sync' ORDER BY created_on`);
+    for (const { data } of queued.filter((job) => !synced.has(job.data.pushId))) {
+      t.is(await branchSync.handle(data, deps), 'done');
+      synced.add(data.pushId);
+    }
+  };
+  const eventOf = async (ref: string): Promise<Row> => {
+    const [event] = await hearth.store.db.query(`SELECT doer_id::int, payload FROM domain_event WHERE kind = 'push' AND payload->>'ref' = $1 ORDER BY id`, [ref]);
+    return event;
+  };
+  const rowOf = async (name: string): Promise<Row> => {
+    const [row] = await hearth.store.db.query(`SELECT commit_id, commit_message, commit_time, pusher_id FROM branch WHERE name = $1`, [name]);
+    return row;
+  };
+  await ok(git(home, ['push', '--quiet', url, 'main'], work));
+  await runSyncs();
+
+  const made = await hearth.call('POST', '/repos/dana/twin/branches', { auth: dana.bearer, body: { new_branch_name: 'by-api' } });
+  t.is(made.status, 201, JSON.stringify(made.body));
+  t.like(await rowOf('by-api'), { commit_id: tip }, 'the row is there at once, before any sync');
+  await ok(git(home, ['push', '--quiet', url, 'main:refs/heads/by-push'], work));
+  await runSyncs();
+  t.deepEqual(await rowOf('by-api'), await rowOf('by-push'));
+  const [byApi, byPush] = [await eventOf('refs/heads/by-api'), await eventOf('refs/heads/by-push')];
+  t.like(byPush, { doer_id: dana.user.id, payload: { before: '0'.repeat(40), after: tip, commits: 3 } });
+  t.deepEqual(byApi, { ...byPush, payload: { ...(byPush.payload as Row), ref: 'refs/heads/by-api' } });
+
+  t.is((await hearth.call('DELETE', '/repos/dana/twin/branches/by-api', { auth: dana.bearer })).status, 204);
+  await ok(git(home, ['push', '--quiet', url, ':refs/heads/by-push'], work));
+  await runSyncs();
+  t.deepEqual(await branchNames(hearth, 'twin'), ['main']);
+  const deletions = (await pushEvents(hearth)).slice(-2).map((e) => e.payload);
+  t.deepEqual(deletions, [
+    { ref: 'refs/heads/by-api', before: tip, after: '0'.repeat(40), commits: 0 },
+    { ref: 'refs/heads/by-push', before: tip, after: '0'.repeat(40), commits: 0 },
+  ]);
 });

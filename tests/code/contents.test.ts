@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import test from 'ava';
 import { startHearth } from '../helpers/hearth.js';
-import { compareAndSwapRef } from '../../db/git/commit-writer.js';
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 const git = (dir: string, ...args: string[]): string => execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
@@ -239,8 +238,9 @@ test('a branch moves only from the commit a write built on', async (t) => {
   const base = git(dir, 'rev-parse', 'main');
   const next = git(dir, 'commit-tree', `${base}^{tree}`, '-p', base, '-m', 'next');
   const other = git(dir, 'commit-tree', `${base}^{tree}`, '-p', base, '-m', 'other');
-  t.true(await compareAndSwapRef(dir, 'refs/heads/main', next, base, 'sha1'));
-  t.false(await compareAndSwapRef(dir, 'refs/heads/main', other, base, 'sha1'), 'someone else moved it meanwhile');
-  t.false(await compareAndSwapRef(dir, 'refs/heads/main', other, null, 'sha1'), 'it already exists');
+  const repoGit = hearth.deps.git.open('gus', 'cas');
+  t.true(await repoGit.updateRef('refs/heads/main', next, base));
+  t.false(await repoGit.updateRef('refs/heads/main', other, base), 'someone else moved it meanwhile');
+  t.false(await repoGit.updateRef('refs/heads/main', other, null), 'it already exists');
   t.is(git(dir, 'rev-parse', 'main'), next);
 });

@@ -18,28 +18,47 @@ export function scratch(t: ExecutionContext): string {
   return dir;
 }
 
-/** The real git client, as a user runs it: no prompts, no user or system configuration, a fixed identity. */
-export function git(home: string, args: string[], cwd = home): Promise<GitRun> {
+function spawnGit(args: string[], cwd: string, env: Record<string, string>): Promise<{ code: number; stdout: Buffer; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, {
-      cwd,
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: home,
-        GIT_TERMINAL_PROMPT: '0',
-        GIT_CONFIG_NOSYSTEM: '1',
-        GIT_AUTHOR_NAME: 'Tester', GIT_AUTHOR_EMAIL: 'tester@example.com',
-        GIT_COMMITTER_NAME: 'Tester', GIT_COMMITTER_EMAIL: 'tester@example.com',
-        LANG: 'C',
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const child = spawn('git', args, { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', GIT_TERMINAL_PROMPT: '0', GIT_CONFIG_NOSYSTEM: '1', LANG: 'C', ...env } });
+    const stdout: Buffer[] = [];
+    const stderr: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout: Buffer.concat(stdout), stderr: Buffer.concat(stderr).toString() }));
   });
+}
+
+/** The real git client, as a user runs it: no prompts, no user or system configuration, a fixed identity. */
+export async function git(home: string, args: string[], cwd = home): Promise<GitRun> {
+  const run = await spawnGit(args, cwd, {
+    HOME: home,
+    GIT_AUTHOR_NAME: 'Tester', GIT_AUTHOR_EMAIL: 'tester@example.com',
+    GIT_COMMITTER_NAME: 'Tester', GIT_COMMITTER_EMAIL: 'tester@example.com',
+  });
+  return { ...run, stdout: run.stdout.toString() };
+}
+
+export interface DiskRun {
+  code: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/**
+ * Git straight on the server's disk, as an administrator on the machine would run it: no user or system
+ * configuration, no identity unless `env` gives one, the output as bytes.
+ */
+export function gitOnDisk(args: string[], cwd: string, env: Record<string, string> = {}): Promise<DiskRun> {
+  return spawnGit(args, cwd, { HOME: '/nonexistent', GIT_CONFIG_GLOBAL: '/dev/null', ...env });
+}
+
+/** `gitOnDisk` that insists on success: its output, trimmed. */
+export async function okOnDisk(args: string[], cwd: string, env?: Record<string, string>): Promise<string> {
+  const result = await gitOnDisk(args, cwd, env);
+  if (result.code !== 0) throw new Error(`git ${args[0]} failed (${result.code}): ${result.stderr.trim()}`);
+  return result.stdout.toString('utf8').trim();
 }
 
 /** http://[user:secret@]127.0.0.1:PORT/owner/repo.git */

@@ -80,6 +80,8 @@ export async function startHearth(t: ExecutionContext, settings: Record<string, 
   const databaseUrl = await cloneDatabase();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hearth-data-'));
   const server: Server = createServer();
+  // fetch keeps connections for 4 s: a server closing an idle one at the same moment (its default 5 s, late on a busy machine) fails the next call
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   const config = loadConfig({

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { gitOk } from '../../db/git/run.js';
+import { okOnDisk } from '../git/git-client.js';
 import { startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
 
 async function setUp(t: Parameters<typeof startHearth>[0]): Promise<{ hearth: TestHearth; alice: TestUser }> {
@@ -57,7 +57,7 @@ test('archived sets and clears archived_at', async (t) => {
 test('default_branch must name an existing branch and moves HEAD; an empty repository takes any valid name', async (t) => {
   const { hearth, alice } = await setUp(t);
   const dir = hearth.deps.git.pathOf('alice', 'proj');
-  await gitOk(['update-ref', 'refs/heads/dev', 'refs/heads/main'], { cwd: dir });
+  await okOnDisk(['update-ref', 'refs/heads/dev', 'refs/heads/main'], dir);
   const moved = await hearth.call('PATCH', '/repos/alice/proj', { auth: alice.bearer, body: { default_branch: 'dev' } });
   t.is(moved.status, 200, JSON.stringify(moved.body));
   t.is((await hearth.call('GET', '/repos/alice/proj')).body.default_branch, 'dev');

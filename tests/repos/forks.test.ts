@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import test from 'ava';
-import { gitOk } from '../../db/git/run.js';
+import { okOnDisk } from '../git/git-client.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
 const refsOf = (hearth: TestHearth, owner: string, repo: string): Promise<string> =>
-  gitOk(['for-each-ref', '--format=%(refname) %(objectname)'], { cwd: hearth.deps.git.pathOf(owner, repo) });
+  okOnDisk(['for-each-ref', '--format=%(refname) %(objectname)'], hearth.deps.git.pathOf(owner, repo));
 
 const countOf = async (hearth: TestHearth, sql: string, params: unknown[]): Promise<number> =>
   (await hearth.store.db.query<{ n: number }>(`SELECT (${sql})::int AS n`, params))[0].n;
@@ -15,8 +15,8 @@ test('a fork copies the refs and branch rows, points at its parent and counts on
   const bob = await hearth.createUser('bob');
   const base = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'lib', description: 'the lib', auto_init: true, default_branch: 'trunk' } });
   const dir = hearth.deps.git.pathOf('alice', 'lib');
-  await gitOk(['update-ref', 'refs/heads/feature', 'refs/heads/trunk'], { cwd: dir });
-  await gitOk(['tag', 'v1', 'refs/heads/trunk'], { cwd: dir });
+  await okOnDisk(['update-ref', 'refs/heads/feature', 'refs/heads/trunk'], dir);
+  await okOnDisk(['tag', 'v1', 'refs/heads/trunk'], dir);
 
   const fork = await hearth.call('POST', '/repos/alice/lib/forks', { auth: bob.bearer, body: {} });
   t.is(fork.status, 202, JSON.stringify(fork.body));
@@ -31,7 +31,7 @@ test('a fork copies the refs and branch rows, points at its parent and counts on
     'SELECT name, commit_id FROM branch WHERE repo_id = $1 ORDER BY name', [fork.body.id],
   );
   t.deepEqual(branches.map((b) => b.name), ['feature', 'trunk']);
-  t.is(branches[1].commit_id, (await gitOk(['rev-parse', 'refs/heads/trunk'], { cwd: dir })));
+  t.is(branches[1].commit_id, (await okOnDisk(['rev-parse', 'refs/heads/trunk'], dir)));
   const tagReleases = await hearth.store.db.query<{ tag_name: string; is_tag: boolean; sha1: string }>(
     'SELECT tag_name, is_tag, sha1 FROM release WHERE repo_id = $1', [fork.body.id],
   );

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { gitOk, runGit } from '../../db/git/run.js';
+import { gitOnDisk, okOnDisk } from '../git/git-client.js';
 import { startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
 
 const onePixelPng = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
@@ -12,21 +12,21 @@ const binary = Buffer.concat([Buffer.from([0xff, 0x00, 0xfe]), Buffer.from('$REP
 async function commitFiles(dir: string, branch: string, files: Record<string, string | Buffer>): Promise<void> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'hearth-work-'));
   try {
-    await gitOk(['clone', '--quiet', '--branch', branch, dir, work], { cwd: os.tmpdir() });
+    await okOnDisk(['clone', '--quiet', '--branch', branch, dir, work], os.tmpdir());
     for (const [name, content] of Object.entries(files)) {
       mkdirSync(path.dirname(path.join(work, name)), { recursive: true });
       writeFileSync(path.join(work, name), content);
     }
-    await gitOk(['add', '-A'], { cwd: work });
-    await gitOk(['-c', 'user.name=Tester', '-c', 'user.email=tester@example.com', 'commit', '--quiet', '-m', 'template files'], { cwd: work });
-    await gitOk(['push', '--quiet', 'origin', `HEAD:refs/heads/${branch}`], { cwd: work });
+    await okOnDisk(['add', '-A'], work);
+    await okOnDisk(['-c', 'user.name=Tester', '-c', 'user.email=tester@example.com', 'commit', '--quiet', '-m', 'template files'], work);
+    await okOnDisk(['push', '--quiet', 'origin', `HEAD:refs/heads/${branch}`], work);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
 const show = async (hearth: TestHearth, owner: string, repo: string, spec: string): Promise<Buffer> =>
-  (await runGit(['show', spec], { cwd: hearth.deps.git.pathOf(owner, repo) })).stdout;
+  (await gitOnDisk(['show', spec], hearth.deps.git.pathOf(owner, repo))).stdout;
 
 async function makeTemplate(hearth: TestHearth, alice: TestUser): Promise<number> {
   const made = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tpl', description: 'a template', auto_init: true, template: true } });
@@ -65,14 +65,14 @@ test('generating takes the template files as one fresh commit with variables exp
   t.like(answer.body, { full_name: 'bob/my-tool', private: true, template: false, empty: false, fork: false, default_branch: 'main', description: 'made from tpl' });
   t.not(answer.body.avatar_url, '');
 
-  const log = await gitOk(['log', '--format=%H %P|%an|%s', 'main'], { cwd: hearth.deps.git.pathOf('bob', 'my-tool') });
+  const log = await okOnDisk(['log', '--format=%H %P|%an|%s', 'main'], hearth.deps.git.pathOf('bob', 'my-tool'));
   const [commit, author, subject] = log.split('|');
   t.is(log.split('\n').length, 1, 'one commit');
   t.is(commit.trim().split(' ').length, 1, 'with no parent');
   t.is(author, 'bob');
   t.is(subject, 'Initial commit');
-  const templateHead = await gitOk(['rev-parse', 'refs/heads/main'], { cwd: templateDir });
-  const leaked = await runGit(['cat-file', '-e', templateHead], { cwd: hearth.deps.git.pathOf('bob', 'my-tool') });
+  const templateHead = await okOnDisk(['rev-parse', 'refs/heads/main'], templateDir);
+  const leaked = await gitOnDisk(['cat-file', '-e', templateHead], hearth.deps.git.pathOf('bob', 'my-tool'));
   t.not(leaked.code, 0, "the template's history is not copied");
 
   t.is(
@@ -82,7 +82,7 @@ test('generating takes the template files as one fresh commit with variables exp
   t.is((await show(hearth, 'bob', 'my-tool', 'main:src/my-tool.go')).toString(), 'package my-tool\n');
   t.is((await show(hearth, 'bob', 'my-tool', 'main:keep.txt')).toString(), '$REPO_NAME stays\n');
   t.deepEqual(await show(hearth, 'bob', 'my-tool', 'main:data/blob.dat'), Buffer.concat([Buffer.from([0xff, 0x00, 0xfe]), Buffer.from('my-tool')]));
-  const files = await gitOk(['ls-tree', '-r', '--name-only', 'main'], { cwd: hearth.deps.git.pathOf('bob', 'my-tool') });
+  const files = await okOnDisk(['ls-tree', '-r', '--name-only', 'main'], hearth.deps.git.pathOf('bob', 'my-tool'));
   t.deepEqual(files.split('\n').sort(), ['README.md', 'data/blob.dat', 'keep.txt', 'src/my-tool.go']);
 
   const [row] = await hearth.store.db.query<{ template_id: number; avatar: string }>('SELECT template_id, avatar FROM repository WHERE id = $1', [answer.body.id]);

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import test from 'ava';
-import { gitOk } from '../../db/git/run.js';
+import { okOnDisk } from '../git/git-client.js';
 import { startHearth } from '../helpers/hearth.js';
 
 test('gitignore, license and label templates are listed and shown', async (t) => {
@@ -43,19 +43,19 @@ test('auto_init writes README.md, the combined .gitignore and the filled-in LICE
   });
   t.is(made.status, 201, JSON.stringify(made.body));
   const dir = hearth.deps.git.pathOf('alice', 'tool');
-  t.deepEqual((await gitOk(['ls-tree', '--name-only', 'main'], { cwd: dir })).split('\n'), ['.gitignore', 'LICENSE', 'README.md']);
-  t.is(await gitOk(['show', 'main:README.md'], { cwd: dir }), '# tool\n\ndoes things');
-  const gitignore = await gitOk(['show', 'main:.gitignore'], { cwd: dir });
+  t.deepEqual((await okOnDisk(['ls-tree', '--name-only', 'main'], dir)).split('\n'), ['.gitignore', 'LICENSE', 'README.md']);
+  t.is(await okOnDisk(['show', 'main:README.md'], dir), '# tool\n\ndoes things');
+  const gitignore = await okOnDisk(['show', 'main:.gitignore'], dir);
   t.true(gitignore.startsWith('# ---> Go\n'));
   t.regex(gitignore, /\n# ---> Node\n# Logs\n/);
-  const license = await gitOk(['show', 'main:LICENSE'], { cwd: dir });
+  const license = await okOnDisk(['show', 'main:LICENSE'], dir);
   t.regex(license, new RegExp(`^MIT License\\n\\nCopyright \\(c\\) ${new Date().getFullYear()} alice\\n`));
   const labels = await hearth.store.db.query<{ name: string; color: string }>('SELECT name, color FROM label WHERE repo_id = $1 ORDER BY name', [made.body.id]);
   t.is(labels.length, 7);
   t.deepEqual(labels[0], { name: 'bug', color: '#ee0701' });
 
   const readmeOnly = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'plain', auto_init: true } });
-  t.deepEqual((await gitOk(['ls-tree', '--name-only', 'main'], { cwd: hearth.deps.git.pathOf('alice', 'plain') })).split('\n'), ['README.md']);
+  t.deepEqual((await okOnDisk(['ls-tree', '--name-only', 'main'], hearth.deps.git.pathOf('alice', 'plain'))).split('\n'), ['README.md']);
   t.false(readmeOnly.body.empty);
   const notInitialised = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'bare', gitignores: 'Go', license: 'MIT' } });
   t.is(notInitialised.status, 201);

@@ -2,22 +2,22 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { gitOk } from '../../db/git/run.js';
+import { okOnDisk } from '../git/git-client.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
 /** A bare repository put on disk behind Hearth's back, optionally with one commit on `branch`. */
 async function plant(hearth: TestHearth, owner: string, name: string, branch?: string): Promise<string> {
   const dir = path.join(hearth.deps.git.root, owner, `${name}.git`);
   mkdirSync(path.dirname(dir), { recursive: true });
-  await gitOk(['init', '--bare', '--quiet', '--initial-branch=main', dir], { cwd: os.tmpdir() });
+  await okOnDisk(['init', '--bare', '--quiet', '--initial-branch=main', dir], os.tmpdir());
   if (branch) {
     const work = mkdtempSync(path.join(os.tmpdir(), 'hearth-work-'));
     try {
-      await gitOk(['init', '--quiet', `--initial-branch=${branch}`, work], { cwd: os.tmpdir() });
+      await okOnDisk(['init', '--quiet', `--initial-branch=${branch}`, work], os.tmpdir());
       writeFileSync(path.join(work, 'file.txt'), 'hello\n');
-      await gitOk(['add', '-A'], { cwd: work });
-      await gitOk(['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '--quiet', '-m', 'first'], { cwd: work });
-      await gitOk(['push', '--quiet', dir, `HEAD:refs/heads/${branch}`], { cwd: work });
+      await okOnDisk(['add', '-A'], work);
+      await okOnDisk(['-c', 'user.name=T', '-c', 'user.email=t@example.com', 'commit', '--quiet', '-m', 'first'], work);
+      await okOnDisk(['push', '--quiet', dir, `HEAD:refs/heads/${branch}`], work);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
@@ -63,7 +63,7 @@ test('adopting makes a private repository of the files, with branch rows and an 
   t.is((await hearth.call('GET', '/repos/alice/orphan')).status, 404);
   const branches = await hearth.store.db.query<{ name: string }>('SELECT name FROM branch WHERE repo_id = $1', [read.body.id]);
   t.deepEqual(branches.map((b) => b.name), ['dev']);
-  t.is(await gitOk(['symbolic-ref', 'HEAD'], { cwd: hearth.deps.git.pathOf('alice', 'orphan') }), 'refs/heads/dev');
+  t.is(await okOnDisk(['symbolic-ref', 'HEAD'], hearth.deps.git.pathOf('alice', 'orphan')), 'refs/heads/dev');
   const [{ num_repos }] = await hearth.store.db.query<{ num_repos: number }>('SELECT num_repos FROM "user" WHERE id = $1', [alice.user.id]);
   t.is(num_repos, 1);
   t.deepEqual((await hearth.call('GET', '/admin/unadopted', { auth: root.bearer })).body, ['alice/blank']);

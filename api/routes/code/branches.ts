@@ -5,8 +5,9 @@ import {
   createProtection, deleteProtection, editProtection, getProtection, listProtections, type ProtectionInput,
 } from '../../../db/models/code/branch-protection.js';
 import {
-  assertBranchesWritable, createBranch, deleteBranch, ensureBranchRows, listBranchPage, resolveCommit,
+  assertBranchesWritable, createBranch, deleteBranch, listBranchPage,
 } from '../../../db/models/code/branches.js';
+import { ensureBranchRows } from '../../../db/models/code/push-sync.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
 import { loadProtectionView, loadProtectionViews } from '../../../db/views/branch-protections.js';
 import { loadBranchViews } from '../../../db/views/branches.js';
@@ -36,10 +37,9 @@ const editProtectionBody = z.object(protectionFields);
 const createProtectionBody = z.object({ ...protectionFields, rule_name: z.string().max(255).optional(), branch_name: z.string().max(255).optional() });
 
 const repoHtmlUrl = (deps: Deps, loaded: LoadedRepo): string => `${deps.config.rootUrl}${loaded.owner.name}/${loaded.repo.name}`;
-const gitDir = (deps: Deps, loaded: LoadedRepo): string => deps.git.pathOf(loaded.repo.owner_name, loaded.repo.name);
 
 async function renderBranchNamed(deps: Deps, loaded: LoadedRepo, viewer: UserRow | null, name: string): Promise<ApiBranch> {
-  const [view] = await loadBranchViews(deps.db, deps, loaded, viewer, [name]);
+  const [view] = await loadBranchViews(deps.db, deps.git, loaded, viewer, [name]);
   if (!view) throw notFound(`branch ${name} does not exist`);
   return renderBranch(view, repoHtmlUrl(deps, loaded));
 }
@@ -58,7 +58,7 @@ export const branchRoutes = [
         await inTx(deps, (tx) => ensureBranchRows(tx, deps.git, repo.repo.id, doer?.id ?? null));
         ({ rows, total, protectedAny } = await listBranchPage(deps.db, repo.repo.id, page));
       }
-      const views = await loadBranchViews(deps.db, deps, repo, doer, rows.map((r) => r.name), protectedAny ? undefined : []);
+      const views = await loadBranchViews(deps.db, deps.git, repo, doer, rows.map((r) => r.name), protectedAny ? undefined : []);
       return list(views.map((v) => renderBranch(v, repoHtmlUrl(deps, repo))), total - (rows.length - views.length));
     },
   }),
@@ -71,7 +71,7 @@ export const branchRoutes = [
       const [revision, missing] = body.old_ref_name
         ? [body.old_ref_name, 'The old ref does not exist']
         : [`refs/heads/${body.old_branch_name || repo.repo.default_branch}`, 'The old branch does not exist'];
-      const commit = await resolveCommit(gitDir(deps, repo), revision);
+      const commit = await deps.git.open(repo.repo).resolve(revision);
       if (!commit) throw notFound(missing);
       await inTx(deps, (tx) => createBranch(tx, deps.git, repo.repo, doer, body.new_branch_name, commit));
       return created(await renderBranchNamed(deps, repo, doer, body.new_branch_name));

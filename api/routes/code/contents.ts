@@ -7,7 +7,6 @@ import { languageStats } from '../../../db/git/languages.js';
 import type { CommitObject } from '../../../db/git/objects.js';
 import { isFullOid, isValidRefPattern } from '../../../db/git/objects.js';
 import type { GitReader } from '../../../db/git/read.js';
-import { runGit } from '../../../db/git/run.js';
 import {
   applyDiffPatch,
   changeRepoFiles,
@@ -127,7 +126,7 @@ async function getContents({ deps, repo, query }: FileRead, filepath: string): P
  */
 async function rawTarget(reader: GitReader, defaultBranch: string, filepath: string, ref: string | undefined): Promise<{ commit: CommitObject; treePath: string } | null> {
   if (ref) {
-    const commit = await reader.resolveCommit(ref);
+    const commit = await reader.findCommit(ref);
     return commit ? { commit, treePath: filepath } : null;
   }
   const parts = filepath.split('/');
@@ -143,7 +142,7 @@ async function rawTarget(reader: GitReader, defaultBranch: string, filepath: str
     const commit = await reader.objects.readCommit(parts[0]);
     return commit ? { commit, treePath: parts.slice(1).join('/') } : null;
   }
-  const commit = await reader.resolveCommit(defaultBranch);
+  const commit = await reader.findCommit(defaultBranch);
   return commit ? { commit, treePath: filepath } : null;
 }
 
@@ -178,8 +177,7 @@ async function serveRaw({ deps, repo, params, query }: FileRead): Promise<Reply>
   const treePath = cleanTreePath(target.treePath);
   const entry = treePath ? await view.reader.entryAt(target.commit, treePath) : null;
   if (!entry || entry.type !== 'blob') throw notFound(`object does not exist [path: ${target.treePath}]`);
-  const sized = await runGit(['cat-file', '-s', entry.oid], { cwd: view.reader.dir });
-  const size = Number(sized.stdout.toString('utf8').trim());
+  const size = await view.reader.sizeOf(entry.oid);
   const small = size <= inMemoryLimit ? await view.reader.readBlob(entry.oid) : null;
   const headers = {
     'Content-Type': contentTypeOf(entry.name, small),
@@ -285,7 +283,7 @@ export const contentsRoutes = [
       const kind = archiveFormats.find((candidate) => archive.endsWith(candidate.suffix));
       if (!kind) throw badRequest(`unknown archive format: ${archive}`);
       const ref = archive.slice(0, -kind.suffix.length);
-      const commit = ref && isValidRefPattern(ref) ? await view.reader.resolveCommit(ref) : null;
+      const commit = ref && isValidRefPattern(ref) ? await view.reader.findCommit(ref) : null;
       if (!commit) throw notFound(`unrecognized reference: ${ref}`);
       const { repo } = loaded;
       const headers = {
@@ -301,7 +299,7 @@ export const contentsRoutes = [
     tag: 'repository', scope: 'read:repository', repo: {}, responses: { 200: 'LanguageStatistics', 404: 'notFound' },
     handle: async ({ deps, repo }) => {
       const view = openGitView(deps, repo);
-      const commit = (await view.reader.hasBranches()) ? await view.reader.resolveCommit(repo.repo.default_branch) : null;
+      const commit = (await view.reader.hasBranches()) ? await view.reader.findCommit(repo.repo.default_branch) : null;
       if (!commit) return ok({});
       return ok(languageStats(await view.reader.listTree(commit.oid, { recursive: true })));
     },
@@ -312,7 +310,7 @@ export const contentsRoutes = [
     responses: { 200: 'success', 404: 'notFound' },
     handle: async ({ deps, repo, params, query }) => {
       const view = openGitView(deps, repo);
-      const commit = (await view.reader.hasBranches()) ? await view.reader.resolveCommit(query.ref?.trim() || repo.repo.default_branch) : null;
+      const commit = (await view.reader.hasBranches()) ? await view.reader.findCommit(query.ref?.trim() || repo.repo.default_branch) : null;
       if (!commit) throw notFound();
       const entry = await view.reader.entryAt(commit, '.editorconfig');
       const text = entry?.type === 'blob' ? await view.reader.readBlob(entry.oid) : null;

@@ -3,7 +3,7 @@ import { badRequest, conflict, invalid, notFound } from '../../../db/errors.js';
 import type { CommitObject } from '../../../db/git/objects.js';
 import { isFullOid, isValidRefPattern } from '../../../db/git/objects.js';
 import type { GitReader } from '../../../db/git/read.js';
-import { maxBlobContentSize, openRepoGit } from '../../../db/models/code/contents.js';
+import { maxBlobContentSize } from '../../../db/models/code/contents.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
 import { loadCommitViews } from '../../../db/views/commits.js';
 import type { Deps } from '../../deps.js';
@@ -31,7 +31,7 @@ export interface GitView {
 }
 
 export function openGitView(deps: Deps, { repo, owner }: LoadedRepo): GitView {
-  return { reader: openRepoGit(deps.git, repo), links: repoLinks(deps.config.rootUrl, owner.name, repo.name) };
+  return { reader: deps.git.open(repo), links: repoLinks(deps.config.rootUrl, owner.name, repo.name) };
 }
 
 /** Gitea's query booleans that default to true: absent or empty is true, otherwise strconv.ParseBool. */
@@ -100,7 +100,7 @@ function assertRevision(rev: string, status: 400 | 422): void {
 
 /** The commit HEAD names: the branch the repository serves by default. */
 async function headCommit(view: GitView, defaultBranch: string): Promise<CommitObject | null> {
-  return (await view.reader.resolveCommit('HEAD')) ?? view.reader.resolveCommit(defaultBranch);
+  return (await view.reader.findCommit('HEAD')) ?? view.reader.findCommit(defaultBranch);
 }
 
 /** A history filtered by path comes in pages of Gitea's CommitsRangeSize, whatever the limit asked. */
@@ -159,7 +159,7 @@ export const gitDataRoutes = [
     handle: async ({ deps, repo, params: { sha, diffType } }) => {
       if (diffType !== 'diff' && diffType !== 'patch') throw notFound();
       const view = openGitView(deps, repo);
-      const commit = isValidRefPattern(sha) ? await view.reader.resolveCommit(sha) : null;
+      const commit = isValidRefPattern(sha) ? await view.reader.findCommit(sha) : null;
       if (!commit) throw notFound(`commit not found [${sha}]`);
       return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, content: view.reader.rawDiff(commit, diffType) };
     },
@@ -170,7 +170,7 @@ export const gitDataRoutes = [
     handle: async ({ deps, repo, doer, params: { sha }, query }) => {
       assertRevision(sha, 422);
       const view = openGitView(deps, repo);
-      const commit = await view.reader.resolveCommit(sha);
+      const commit = await view.reader.findCommit(sha);
       if (!commit) throw notFound(`commit not found [${sha}]`);
       const [rendered] = await renderCommits(deps, view, doer, [commit], commitOptionsOf(query));
       return ok(rendered);
@@ -183,7 +183,7 @@ export const gitDataRoutes = [
     handle: async ({ deps, repo, doer, params: { sha }, query }) => {
       assertRevision(sha, 422);
       const view = openGitView(deps, repo);
-      const commit = await view.reader.resolveCommit(sha);
+      const commit = await view.reader.findCommit(sha);
       if (!commit) throw notFound(`commit not found [${sha}]`);
       const note = await view.reader.readNote(commit.oid);
       if (!note) throw notFound(`note not found [${sha}]`);
@@ -219,7 +219,7 @@ export const gitDataRoutes = [
       const defaultBranch = repo.repo.default_branch;
       const notOid = not ? await view.reader.objects.resolve(not) : null;
       if (not && !notOid) throw notFound(`revision not found [${not}]`);
-      const base = sha ? await view.reader.resolveCommit(sha) : path ? await view.reader.resolveCommit(defaultBranch) : await headCommit(view, defaultBranch);
+      const base = sha ? await view.reader.findCommit(sha) : path ? await view.reader.findCommit(defaultBranch) : await headCommit(view, defaultBranch);
       if (!base) throw notFound(`revision not found [${sha ?? defaultBranch}]`);
       const range = { rev: base.oid, not: notOid ?? undefined, path: path || undefined };
       const total = await view.reader.count(range);
@@ -256,8 +256,8 @@ export const gitDataRoutes = [
       base = own(base || repo.default_branch);
       head = own(head || repo.default_branch);
       const [baseCommit, headCommitFound] = await Promise.all([
-        isValidRefPattern(base) ? view.reader.resolveCommit(base) : null,
-        isValidRefPattern(head) ? view.reader.resolveCommit(head) : null,
+        isValidRefPattern(base) ? view.reader.findCommit(base) : null,
+        isValidRefPattern(head) ? view.reader.findCommit(head) : null,
       ]);
       if (!baseCommit) throw notFound(`base not found [${base}]`);
       if (!headCommitFound) throw notFound(`head not found [${head}]`);

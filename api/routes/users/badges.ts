@@ -6,7 +6,6 @@ import { noContent, route } from '../../http/route.js';
 import { renderBadge } from '../../render/badge.js';
 
 const badgesBody = z.object({ badge_slugs: z.array(z.string().min(1).max(255)).max(100).default([]) });
-type BadgesBody = z.infer<typeof badgesBody>;
 
 export const badgeRoutes = [
   route({

@@ -9,7 +9,6 @@ const appBody = z.object({
   redirect_uris: z.array(z.string().max(2048)).max(100).default([]),
   confidential_client: z.boolean().default(false),
 });
-type AppBody = z.infer<typeof appBody>;
 
 const read = { scope: 'read:user', signedIn: true } as const;
 const write = { scope: 'write:user', signedIn: true } as const;

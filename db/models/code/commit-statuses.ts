@@ -3,8 +3,7 @@ import type { Queryable, Tx } from '../../data-source.js';
 import { selectPage } from '../../sql.js';
 import { badRequest, notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
-import type { GitStore } from '../../git-store.js';
-import { runGit } from '../../git/run.js';
+import type { GitStore } from '../../git/store.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
 
@@ -68,20 +67,15 @@ export function assertFullSha(repo: RepoRow, sha: string): string {
   return sha.toLowerCase();
 }
 
-async function revParse(dir: string, rev: string): Promise<string | null> {
-  const result = await runGit(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd: dir });
-  return result.code === 0 ? result.stdout.toString('utf8').trim() : null;
-}
-
 /** A branch, a tag or a (possibly abbreviated) commit id, resolved with git to the commit it names; null when it names none. */
 export async function findCommitByRef(git: GitStore, repo: RepoRow, ref: string): Promise<string | null> {
   if (!ref || /[\x00-\x20\x7f]/.test(ref)) return null;
-  const dir = git.pathOf(repo.owner_name, repo.name);
+  const repoGit = git.open(repo);
   for (const candidate of [`refs/heads/${ref}`, `refs/tags/${ref}`]) {
-    const sha = await revParse(dir, candidate);
+    const sha = await repoGit.resolve(candidate);
     if (sha) return sha;
   }
-  if (/^[0-9a-fA-F]{4,64}$/.test(ref)) return revParse(dir, ref.toLowerCase());
+  if (/^[0-9a-fA-F]{4,64}$/.test(ref)) return repoGit.resolve(ref.toLowerCase());
   return null;
 }
 
@@ -112,7 +106,7 @@ export async function createCommitStatus(
   input: NewCommitStatus,
 ): Promise<CommitStatusRow> {
   const sha = assertFullSha(repo, rawSha);
-  if (!(await revParse(ctx.git.pathOf(repo.owner_name, repo.name), sha))) throw notFound(`commit ${sha} does not exist`);
+  if (!(await ctx.git.open(repo).resolve(sha))) throw notFound(`commit ${sha} does not exist`);
   const context = (input.context ?? '').trim();
   await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`commit_status:${repo.id}:${sha}`]);
   const [{ next }] = await tx.query<{ next: number }>(

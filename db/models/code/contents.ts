@@ -1,30 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Queryable, Tx } from '../../data-source.js';
 import { badRequest, conflict, forbidden, invalid, notFound } from '../../errors.js';
-import type { GitStore } from '../../git-store.js';
-import {
-  commitTree,
-  compareAndSwapRef,
-  deleteRefIf,
-  hashObject,
-  readSymbolicHead,
-  setSymbolicHead,
-  TemporaryIndex,
-  type GitIdentity,
-} from '../../git/commit-writer.js';
 import { isValidRefPattern, zeroOid, type CommitObject, type ObjectFormat } from '../../git/objects.js';
-import { GitReader, type ListedEntry, type PathEntry } from '../../git/read.js';
-import { enqueue } from '../../../jobs/queue.js';
+import type { GitReader, ListedEntry, PathEntry } from '../../git/read.js';
+import type { GitIdentity, GitRepo } from '../../git/repo.js';
+import type { GitStore } from '../../git/store.js';
+import type { TemporaryIndex } from '../../git/temporary-index.js';
 import { assertNotArchived, canUserPush, effectiveProtection, listProtections, rulePattern, whitelistedTeamIds } from './branch-protection.js';
+import { recordRefUpdates } from './ref-updates.js';
 import { assertValidBranchName } from '../repos/repos.js';
 import type { AccessMode, RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
-
-/** The bare repository of a row, for reading. */
-export function openRepoGit(store: GitStore, repo: RepoRow): GitReader {
-  return new GitReader(store.pathOf(repo.owner_name, repo.name), repo.object_format_name as ObjectFormat);
-}
 
 // ---------------------------------------------------------------- reading contents
 
@@ -70,7 +56,7 @@ export function cleanTreePath(name: string): string {
 /** The commit `asked` names (the default branch when empty), with Gitea's ref type for links; null when unknown. */
 export async function resolveContentsRef(reader: GitReader, repo: RepoRow, asked: string): Promise<ContentsRef | null> {
   const wanted = asked || repo.default_branch;
-  const commit = await reader.resolveCommit(wanted);
+  const commit = await reader.findCommit(wanted);
   if (!commit) return null;
   const ref = wanted.length >= 4 && commit.oid.startsWith(wanted) ? commit.oid : wanted;
   let refType: RefType = 'commit';
@@ -198,8 +184,7 @@ export interface WrittenCommit {
 }
 
 interface Placement {
-  reader: GitReader;
-  dir: string;
+  repoGit: GitRepo;
   format: ObjectFormat;
   oldBranch: string;
   newBranch: string;
@@ -250,15 +235,15 @@ async function placeWrite(tx: Tx, ctx: ContentsContext, repo: RepoRow, options: 
   assertNotArchived(repo);
   if (repo.is_mirror) throw forbidden('user should have a permission to write to this branch');
   await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('hearth:contents:' || $1::text, 0))", [repo.id]);
-  const reader = openRepoGit(ctx.git, repo);
+  const repoGit = ctx.git.open(repo);
   const oldBranch = options.branch || repo.default_branch;
   const newBranch = options.new_branch || oldBranch;
   if (newBranch !== oldBranch) assertValidBranchName(newBranch);
-  const head = isValidRefPattern(oldBranch) ? await reader.branchHead(oldBranch) : null;
-  const parent = head ? await reader.objects.readCommit(head) : null;
-  if (!parent && (!allowEmpty || (await reader.hasBranches()))) throw notFound(`branch does not exist [name: ${oldBranch}]`);
-  if (newBranch !== oldBranch && (await reader.branchHead(newBranch))) throw invalid(`branch already exists [name: ${newBranch}]`);
-  return { reader, dir: reader.dir, format: reader.format, oldBranch, newBranch, parent };
+  const head = isValidRefPattern(oldBranch) ? await repoGit.branchHead(oldBranch) : null;
+  const parent = head ? await repoGit.objects.readCommit(head) : null;
+  if (!parent && (!allowEmpty || (await repoGit.hasBranches()))) throw notFound(`branch does not exist [name: ${oldBranch}]`);
+  if (newBranch !== oldBranch && (await repoGit.branchHead(newBranch))) throw invalid(`branch already exists [name: ${newBranch}]`);
+  return { repoGit, format: repoGit.format, oldBranch, newBranch, parent };
 }
 
 /**
@@ -304,31 +289,32 @@ async function commitAndRecord(
   const { author, committer } = authorAndCommitter(doer, options, ctx.config.rootUrl);
   const authorAt: GitIdentity = { ...author, date: dateOf(options.dates?.author) };
   const committerAt: GitIdentity = { ...committer, date: dateOf(options.dates?.committer) };
-  const index = await TemporaryIndex.open(place.dir, place.parent?.tree ?? null);
+  const { repoGit } = place;
+  const index = await repoGit.openIndex(place.parent?.tree ?? null);
   let commitId: string;
   try {
     await edit(index);
     const tree = await index.writeTree();
     const parents = place.parent ? [place.parent.oid] : [];
-    commitId = await commitTree(place.dir, tree, parents, messageOf(options, fallbackMessage, committer), authorAt, committerAt);
+    commitId = await repoGit.commitTree(tree, parents, messageOf(options, fallbackMessage, committer), authorAt, committerAt);
   } finally {
     await index.dispose();
   }
   const ref = `refs/heads/${place.newBranch}`;
   const expected = place.newBranch === place.oldBranch ? (place.parent?.oid ?? null) : null;
-  if (!(await compareAndSwapRef(place.dir, ref, commitId, expected, place.format))) {
+  if (!(await repoGit.updateRef(ref, commitId, expected))) {
     throw conflict(`branch ${place.newBranch} was changed by someone else meanwhile; try again`);
   }
   tx.onRollback(async () => {
-    if (expected) await compareAndSwapRef(place.dir, ref, expected, commitId, place.format);
-    else await deleteRefIf(place.dir, ref, commitId);
+    if (expected) await repoGit.updateRef(ref, expected, commitId);
+    else await repoGit.deleteRef(ref, commitId);
   });
 
   if (!place.parent) {
-    const head = await readSymbolicHead(place.dir);
-    if (head !== ref) {
-      await setSymbolicHead(place.dir, ref);
-      if (head) tx.onRollback(() => setSymbolicHead(place.dir, head));
+    const head = await repoGit.readHeadBranch();
+    if (head !== place.newBranch) {
+      await repoGit.setHead(place.newBranch);
+      if (head) tx.onRollback(() => repoGit.setHead(head));
     }
     await tx.query('UPDATE repository SET is_empty = false, default_branch = $2, updated = now() WHERE id = $1', [repo.id, place.newBranch]);
   } else if (repo.is_empty) {
@@ -341,12 +327,7 @@ async function commitAndRecord(
        commit_time = EXCLUDED.commit_time, pusher_id = EXCLUDED.pusher_id, updated = now()`,
     [repo.id, place.newBranch, commitId, summary, committerAt.date, doer.id],
   );
-  await enqueue(tx, 'branch-sync', {
-    pushId: randomUUID(),
-    repoId: repo.id,
-    pusherId: doer.id,
-    updates: [{ ref, oldSha: expected ?? zeroOid(place.format), newSha: commitId }],
-  });
+  await recordRefUpdates(tx, repo, doer, [{ ref, oldSha: expected ?? zeroOid(place.format), newSha: commitId }]);
   return { commitId, branch: place.newBranch };
 }
 
@@ -390,7 +371,7 @@ export async function changeRepoFiles(
   });
   const place = await placeWrite(tx, ctx, repo, options, !files.some((f) => f.operation === 'delete'));
   const existing = new Map<string, ListedEntry>();
-  if (place.parent) for (const entry of await place.reader.listTree(place.parent.oid, { recursive: true })) existing.set(entry.path, entry);
+  if (place.parent) for (const entry of await place.repoGit.listTree(place.parent.oid, { recursive: true })) existing.set(entry.path, entry);
 
   const modes = new Map<string, string>();
   for (const file of cleaned) {
@@ -431,7 +412,7 @@ export async function changeRepoFiles(
         continue;
       }
       if (file.fromPath !== file.treePath && existing.has(file.fromPath)) edits.push({ path: file.fromPath, mode: '0', oid: null });
-      const oid = await hashObject(place.dir, file.content ?? Buffer.alloc(0));
+      const oid = await place.repoGit.hashObject(file.content ?? Buffer.alloc(0));
       edits.push({ path: file.treePath, mode: modes.get(file.treePath) ?? '100644', oid });
     }
     await index.apply(edits, place.format);

@@ -1,13 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../data-source.js';
 import { conflict, invalid, notFound } from '../../errors.js';
-import type { GitStore } from '../../git-store.js';
-import { compareAndSwapRef, deleteRefIf } from '../../git/commit-writer.js';
 import { isValidRefPattern, zeroOid } from '../../git/objects.js';
-import { gitOk, runGit } from '../../git/run.js';
-import { enqueue } from '../../../jobs/queue.js';
+import type { GitRepo } from '../../git/repo.js';
+import type { GitStore } from '../../git/store.js';
 import { assertNotArchived } from './branch-protection.js';
-import { openRepoGit } from './contents.js';
+import { recordRefUpdates } from './ref-updates.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
 
@@ -23,10 +20,9 @@ export interface TagContext {
 }
 
 /** What git itself accepts as a tag name (`git check-ref-format refs/tags/<name>`). */
-async function assertValidTagName(dir: string, name: string): Promise<void> {
+async function assertValidTagName(repoGit: GitRepo, name: string): Promise<void> {
   if (!name || name.length > 255 || !isValidRefPattern(name)) throw invalid(`[TagName]: tag name is invalid: ${name}`);
-  const checked = await runGit(['check-ref-format', `refs/tags/${name}`], { cwd: dir });
-  if (checked.code !== 0) throw invalid(`[TagName]: tag name is invalid: ${name}`);
+  if (!(await repoGit.checkRefFormat(`refs/tags/${name}`))) throw invalid(`[TagName]: tag name is invalid: ${name}`);
 }
 
 /**
@@ -36,32 +32,29 @@ async function assertValidTagName(dir: string, name: string): Promise<void> {
  */
 export async function createTag(tx: Tx, ctx: TagContext, repo: RepoRow, doer: UserRow, input: NewTag): Promise<string> {
   assertNotArchived(repo);
-  const reader = openRepoGit(ctx.git, repo);
-  await assertValidTagName(reader.dir, input.tag_name);
-  const commit = await reader.resolveCommit(input.target || repo.default_branch);
+  const repoGit = ctx.git.open(repo);
+  await assertValidTagName(repoGit, input.tag_name);
+  const commit = await repoGit.findCommit(input.target || repo.default_branch);
   if (!commit) throw notFound(`target not found: ${input.target || repo.default_branch}`);
-  if (await reader.tagTarget(input.tag_name)) throw conflict(`tag already exists [name: ${input.tag_name}]`);
+  if (await repoGit.tagTarget(input.tag_name)) throw conflict(`tag already exists [name: ${input.tag_name}]`);
   const ref = `refs/tags/${input.tag_name}`;
   let oid = commit.oid;
   if (input.message) {
     const email = doer.keep_email_private ? `${doer.lower_name}@noreply.${new URL(ctx.config.rootUrl).hostname}` : doer.email;
     const header = `object ${commit.oid}\ntype commit\ntag ${input.tag_name}\ntagger ${doer.full_name || doer.name} <${email}> ${Math.floor(Date.now() / 1000)} +0000\n\n`;
     const message = input.message.endsWith('\n') ? input.message : `${input.message}\n`;
-    oid = await gitOk(['mktag'], { cwd: reader.dir, input: header + message });
+    oid = await repoGit.makeTag(header + message);
   }
-  if (!(await compareAndSwapRef(reader.dir, ref, oid, null, reader.format))) throw conflict(`tag already exists [name: ${input.tag_name}]`);
+  if (!(await repoGit.updateRef(ref, oid, null))) throw conflict(`tag already exists [name: ${input.tag_name}]`);
   tx.onRollback(async () => {
-    await deleteRefIf(reader.dir, ref, oid);
+    await repoGit.deleteRef(ref, oid);
   });
   await tx.query(
     `INSERT INTO release (repo_id, publisher_id, tag_name, lower_tag_name, target, sha1, note, is_tag)
      VALUES ($1, $2, $3, $4, $5, $6, $7, true) ON CONFLICT (repo_id, lower_tag_name) DO NOTHING`,
     [repo.id, doer.id, input.tag_name, input.tag_name.toLowerCase(), commit.oid, commit.oid, input.message ?? ''],
   );
-  await enqueue(tx, 'branch-sync', {
-    pushId: randomUUID(), repoId: repo.id, pusherId: doer.id,
-    updates: [{ ref, oldSha: zeroOid(reader.format), newSha: oid }],
-  });
+  await recordRefUpdates(tx, repo, doer, [{ ref, oldSha: zeroOid(repoGit.format), newSha: oid }]);
   return input.tag_name;
 }
 
@@ -71,23 +64,20 @@ export async function createTag(tx: Tx, ctx: TagContext, repo: RepoRow, doer: Us
  */
 export async function deleteTag(tx: Tx, ctx: TagContext, repo: RepoRow, doer: UserRow, name: string): Promise<void> {
   assertNotArchived(repo);
-  const reader = openRepoGit(ctx.git, repo);
+  const repoGit = ctx.git.open(repo);
   const [release] = await tx.query<{ id: number; is_tag: boolean }>(
     'SELECT id, is_tag FROM release WHERE repo_id = $1 AND lower_tag_name = $2 FOR UPDATE',
     [repo.id, name.toLowerCase()],
   );
-  const oid = isValidRefPattern(name) ? await reader.tagTarget(name) : null;
+  const oid = isValidRefPattern(name) ? await repoGit.tagTarget(name) : null;
   if (!oid && !release?.is_tag) throw notFound(`tag does not exist [name: ${name}]`);
   if (release && !release.is_tag) throw conflict('a tag attached to a release cannot be deleted directly');
   if (release) await tx.query('DELETE FROM release WHERE id = $1', [release.id]);
   if (!oid) return;
   const ref = `refs/tags/${name}`;
-  if (!(await deleteRefIf(reader.dir, ref, oid))) throw conflict(`tag ${name} was changed by someone else meanwhile; try again`);
+  if (!(await repoGit.deleteRef(ref, oid))) throw conflict(`tag ${name} was changed by someone else meanwhile; try again`);
   tx.onRollback(async () => {
-    await compareAndSwapRef(reader.dir, ref, oid, null, reader.format);
+    await repoGit.updateRef(ref, oid, null);
   });
-  await enqueue(tx, 'branch-sync', {
-    pushId: randomUUID(), repoId: repo.id, pusherId: doer.id,
-    updates: [{ ref, oldSha: oid, newSha: zeroOid(reader.format) }],
-  });
+  await recordRefUpdates(tx, repo, doer, [{ ref, oldSha: oid, newSha: zeroOid(repoGit.format) }]);
 }

@@ -4,8 +4,10 @@ import { selectPage } from '../../sql.js';
 import { conflict, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import type { ReleaseEventKind } from '../../events/catalogue.js';
 import { emit } from '../../events/emit.js';
-import type { GitStore } from '../../git-store.js';
-import { gitOk, runGit } from '../../git/run.js';
+import { zeroOid } from '../../git/objects.js';
+import type { GitRepo } from '../../git/repo.js';
+import type { GitStore } from '../../git/store.js';
+import { recordRefUpdates } from '../code/ref-updates.js';
 import { deleteReleaseAttachments } from './attachments.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
@@ -108,9 +110,9 @@ export async function listReleases(
  */
 export async function createRelease(tx: Tx, ctx: ReleaseContext, repo: RepoRow, doer: UserRow, input: NewRelease): Promise<ReleaseRow> {
   if (repo.is_empty) throw invalid('repo is empty: a release needs at least one commit to tag');
-  const dir = ctx.git.pathOf(repo.owner_name, repo.name);
+  const repoGit = ctx.git.open(repo);
   const tag = input.tag_name;
-  await assertValidTagName(dir, tag);
+  await assertValidTagName(repoGit, tag);
   const [existing] = await tx.query<ReleaseRow>(
     'SELECT * FROM release WHERE repo_id = $1 AND lower_tag_name = $2 FOR UPDATE',
     [repo.id, tag.toLowerCase()],
@@ -139,7 +141,7 @@ export async function createRelease(tx: Tx, ctx: ReleaseContext, repo: RepoRow, 
       throw error;
     }
   }
-  if (!row.is_draft) row = (await tagRelease(tx, dir, repo, row)).row;
+  if (!row.is_draft) row = (await tagRelease(tx, repoGit, repo, doer, row)).row;
   await adjustReleaseCount(tx, repo.id, counted(row) - counted(existing));
   if (!row.is_draft) await emitRelease(tx, 'release.published', repo, doer, row);
   return row;
@@ -155,10 +157,10 @@ export async function editRelease(
   edit: ReleaseEdit,
 ): Promise<ReleaseRow> {
   const before = await lockRelease(tx, repo.id, release.id);
-  const dir = ctx.git.pathOf(repo.owner_name, repo.name);
+  const repoGit = ctx.git.open(repo);
   const tag = edit.tag_name || before.tag_name;
   const retagged = tag !== before.tag_name;
-  if (retagged) await assertValidTagName(dir, tag);
+  if (retagged) await assertValidTagName(repoGit, tag);
   let row: ReleaseRow;
   try {
     [row] = await tx.query<ReleaseRow>(
@@ -175,7 +177,7 @@ export async function editRelease(
     throw error;
   }
   let createdTag = false;
-  if (!row.is_draft) ({ row, createdTag } = await tagRelease(tx, dir, repo, row));
+  if (!row.is_draft) ({ row, createdTag } = await tagRelease(tx, repoGit, repo, doer, row));
   await adjustReleaseCount(tx, repo.id, counted(row) - counted(before));
   if (!row.is_draft) await emitRelease(tx, before.is_draft || createdTag ? 'release.published' : 'release.updated', repo, doer, row);
   return row;
@@ -194,7 +196,7 @@ export async function deleteRelease(
 ): Promise<void> {
   const before = await lockRelease(tx, repo.id, release.id);
   await deleteReleaseAttachments(tx, ctx.blobs, before.id);
-  const sha = await tagCommit(ctx.git.pathOf(repo.owner_name, repo.name), before.tag_name);
+  const sha = await ctx.git.open(repo).resolve(`refs/tags/${before.tag_name}`);
   if (sha) {
     await tx.query(
       `UPDATE release SET is_tag = true, is_draft = false, is_prerelease = false, sha1 = $2,
@@ -233,21 +235,26 @@ async function emitRelease(tx: Tx, kind: ReleaseEventKind, repo: RepoRow, doer: 
 
 /**
  * Makes sure a published release's tag exists and records the commit it points at. A tag created here is
- * deleted again if the transaction does not commit; creating it also dates the release, as publishing does.
+ * recorded as a pushed one would be, and deleted again if the transaction does not commit; creating it also
+ * dates the release, as publishing does.
  */
-async function tagRelease(tx: Tx, dir: string, repo: RepoRow, row: ReleaseRow): Promise<{ row: ReleaseRow; createdTag: boolean }> {
-  let sha = await tagCommit(dir, row.tag_name);
+async function tagRelease(tx: Tx, repoGit: GitRepo, repo: RepoRow, doer: UserRow, row: ReleaseRow): Promise<{ row: ReleaseRow; createdTag: boolean }> {
+  const ref = `refs/tags/${row.tag_name}`;
+  let sha = await repoGit.resolve(ref);
   let createdTag = false;
   if (!sha) {
     const target = row.target || repo.default_branch;
-    const commit = await resolveCommit(dir, target);
+    const commit = await resolveTarget(repoGit, target);
     if (!commit) throw notFound(`target "${target}" not found`);
-    await createTagRef(dir, row.tag_name, commit);
-    tx.onRollback(() => deleteTagRef(dir, row.tag_name, commit));
+    if (!(await repoGit.updateRef(ref, commit, null))) throw conflict(`tag ${row.tag_name} already exists`);
+    tx.onRollback(async () => {
+      await repoGit.deleteRef(ref, commit);
+    });
+    await recordRefUpdates(tx, repo, doer, [{ ref, oldSha: zeroOid(repoGit.format), newSha: commit }]);
     sha = commit;
     createdTag = true;
   }
-  const numCommits = sha === row.sha1 ? row.num_commits : Number(await gitOk(['rev-list', '--count', sha], { cwd: dir }));
+  const numCommits = sha === row.sha1 ? row.num_commits : await repoGit.count({ rev: sha });
   const [updated] = await tx.query<ReleaseRow>(
     `UPDATE release SET sha1 = $2, num_commits = $3, created = CASE WHEN $4 THEN now() ELSE created END WHERE id = $1 RETURNING *`,
     [row.id, sha, numCommits, createdTag],
@@ -256,34 +263,13 @@ async function tagRelease(tx: Tx, dir: string, repo: RepoRow, row: ReleaseRow): 
 }
 
 /** `git check-ref-format`: the authority on what a tag may be called. */
-async function assertValidTagName(dir: string, tag: string): Promise<void> {
+async function assertValidTagName(repoGit: GitRepo, tag: string): Promise<void> {
   if (!tag || tag.startsWith('-') || tag.length > 255) throw invalid(`tag name is invalid: ${tag}`);
-  const result = await runGit(['check-ref-format', `refs/tags/${tag}`], { cwd: dir });
-  if (result.code !== 0) throw invalid(`tag name is invalid: ${tag}`);
+  if (!(await repoGit.checkRefFormat(`refs/tags/${tag}`))) throw invalid(`tag name is invalid: ${tag}`);
 }
 
-/** The commit a tag points at (through annotated tags), or null when there is no such tag. */
-async function tagCommit(dir: string, tag: string): Promise<string | null> {
-  const result = await runGit(['rev-parse', '--verify', '--quiet', `refs/tags/${tag}^{commit}`], { cwd: dir });
-  return result.code === 0 ? result.stdout.toString('utf8').trim() : null;
-}
-
-/** A branch, tag or commit id to the commit it names, or null. */
-async function resolveCommit(dir: string, rev: string): Promise<string | null> {
+/** A release's target (a branch, tag or commit id) to the commit it names, or null. */
+async function resolveTarget(repoGit: GitRepo, rev: string): Promise<string | null> {
   if (!rev || rev.startsWith('-') || /[\x00-\x20]/.test(rev)) return null;
-  const result = await runGit(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`], { cwd: dir });
-  return result.code === 0 ? result.stdout.toString('utf8').trim() : null;
-}
-
-/** A lightweight tag, created only if the name is still free (`update-ref` with an empty old value). */
-async function createTagRef(dir: string, tag: string, commit: string): Promise<void> {
-  const result = await runGit(['update-ref', `refs/tags/${tag}`, commit, ''], { cwd: dir });
-  if (result.code === 0) return;
-  if (/exists/.test(result.stderr)) throw conflict(`tag ${tag} already exists`);
-  throw new Error(`git update-ref failed: ${result.stderr.trim()}`);
-}
-
-/** Removes the tag only if it still points where we put it. */
-async function deleteTagRef(dir: string, tag: string, commit: string): Promise<void> {
-  await runGit(['update-ref', '-d', `refs/tags/${tag}`, commit], { cwd: dir });
+  return repoGit.resolve(rev);
 }

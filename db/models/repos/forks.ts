@@ -2,11 +2,10 @@ import type { Queryable, Tx } from '../../data-source.js';
 import { selectPage } from '../../sql.js';
 import { conflict, forbidden, invalid, notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
-import { gitOk } from '../../git/run.js';
 import { accessModeOf, readableReposCondition } from '../access.js';
 import { isBlocked } from '../users/blocks.js';
 import { findOrgByName, isOrgMember, orgPermissionsOf } from '../orgs/orgs.js';
-import { syncAllBranches, syncAllTags } from '../code/branches.js';
+import { syncAllBranches, syncAllTags } from '../code/push-sync.js';
 import { createRepository, reachedRepoLimit, type RepoContext } from './repos.js';
 import { accessModes, type RepoRow } from './repo-row.js';
 import { userTypes, visibilities, type UserRow } from '../users/user-row.js';
@@ -62,13 +61,10 @@ export async function forkRepository(tx: Tx, ctx: RepoContext, base: RepoRow, ow
     object_format_name: locked.object_format_name as 'sha1' | 'sha256',
     fork_id: locked.id,
   }, { limit: false });
-  const dir = ctx.git.pathOf(owner.name, fork.name);
-  await gitOk(
-    ['fetch', '--quiet', '--no-write-fetch-head', ctx.git.pathOf(locked.owner_name, locked.name), '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
-    { cwd: dir, timeoutMs: forkCopyTimeoutMs },
-  );
-  const branches = await syncAllBranches(tx, dir, fork.id, doer.id);
-  await syncAllTags(tx, dir, fork.id, doer.id);
+  const forkGit = ctx.git.open(fork);
+  await forkGit.fetchBranchesAndTags(ctx.git.open(locked), forkCopyTimeoutMs);
+  const branches = await syncAllBranches(tx, forkGit, fork.id, doer.id);
+  await syncAllTags(tx, forkGit, fork.id, doer.id);
   const [row] = await tx.query<RepoRow>(
     `UPDATE repository SET is_empty = $2, has_issues = false, has_wiki = false, has_projects = false, has_releases = false,
        has_packages = false, has_actions = false

@@ -1,7 +1,6 @@
 import type { Tx } from '../../data-source.js';
 import { invalid } from '../../errors.js';
 import { emit } from '../../events/emit.js';
-import { gitOk, runGit } from '../../git/run.js';
 import { assertValidBranchName, renameRepository, updateRepoColumns, type RepoContext } from './repos.js';
 import type { RepoRow } from './repo-row.js';
 import type { UserRow } from '../users/user-row.js';
@@ -195,15 +194,10 @@ export async function editRepository(tx: Tx, ctx: EditContext, repo: RepoRow, do
 /** The default branch must exist, unless the repository is still empty (the first push will create it). */
 async function changeDefaultBranch(tx: Tx, ctx: RepoContext, repo: RepoRow, branch: string): Promise<void> {
   assertValidBranchName(branch);
-  const dir = ctx.git.pathOf(repo.owner_name, repo.name);
-  if (!repo.is_empty) {
-    const exists = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { cwd: dir });
-    if (exists.code !== 0) throw invalid(`branch does not exist: ${branch}`);
-  }
-  await gitOk(['symbolic-ref', 'HEAD', `refs/heads/${branch}`], { cwd: dir });
-  tx.onRollback(async () => {
-    await gitOk(['symbolic-ref', 'HEAD', `refs/heads/${repo.default_branch}`], { cwd: dir });
-  });
+  const repoGit = ctx.git.open(repo);
+  if (!repo.is_empty && !(await repoGit.resolve(`refs/heads/${branch}`))) throw invalid(`branch does not exist: ${branch}`);
+  await repoGit.setHead(branch);
+  tx.onRollback(() => repoGit.setHead(repo.default_branch));
 }
 
 /** enable_prune is saved even when mirror_interval is absent; a new interval schedules the next sync from now. */

@@ -4,8 +4,8 @@ import { badRequest, conflict, forbidden, invalid, isUniqueViolation, notFound }
 import { emit } from '../../events/emit.js';
 import { selectPage, updateRow, type PageWindow, type RowChanges } from '../../sql.js';
 import type { BlobStore } from '../../blob-store.js';
-import type { GitStore } from '../../git-store.js';
-import { gitOk } from '../../git/run.js';
+import type { GitRepo, NewTreeEntry } from '../../git/repo.js';
+import type { GitStore } from '../../git/store.js';
 import { readableReposCondition } from '../access.js';
 import { createLabel } from '../orgs/labels.js';
 import { combineGitignores, fillLicense, findLabelTemplate, findLicense, readmeNames, renderReadme } from './repo-templates-data/index.js';
@@ -166,7 +166,7 @@ export async function createRepository(
   }
   for (const label of labels ?? []) await createLabel(tx, { repoId: repo.id }, label);
   if (initFiles) {
-    const commit = await initialCommit(ctx.git.pathOf(owner.name, repo.name), defaultBranch, repo, doer, initFiles(repo));
+    const commit = await initialCommit(ctx.git.open(repo), defaultBranch, doer, initFiles(repo));
     [repo] = await tx.query<RepoRow>('UPDATE repository SET is_empty = false WHERE id = $1 RETURNING *', [repo.id]);
     await tx.query(
       `INSERT INTO branch (repo_id, name, commit_id, commit_message, commit_time, pusher_id) VALUES ($1, $2, $3, $4, now(), $5)`,
@@ -203,19 +203,13 @@ function planInitialFiles(owner: UserRow, input: NewRepo): (repo: RepoRow) => Re
 }
 
 /** Writes the initial files (README.md, .gitignore, LICENSE) as the first commit with git plumbing; no work tree is needed. */
-async function initialCommit(dir: string, branch: string, repo: RepoRow, doer: UserRow, files: Record<string, string>): Promise<string> {
-  const entries: string[] = [];
-  for (const [name, text] of Object.entries(files)) {
-    const blob = await gitOk(['hash-object', '-w', '--stdin'], { cwd: dir, input: text });
-    entries.push(`100644 blob ${blob}\t${name}\n`);
-  }
-  const tree = await gitOk(['mktree'], { cwd: dir, input: entries.join('') });
-  const identity = {
-    GIT_AUTHOR_NAME: doer.full_name || doer.name, GIT_AUTHOR_EMAIL: doer.email,
-    GIT_COMMITTER_NAME: doer.full_name || doer.name, GIT_COMMITTER_EMAIL: doer.email,
-  };
-  const commit = await gitOk(['commit-tree', tree, '-m', 'Initial commit'], { cwd: dir, env: identity });
-  await gitOk(['update-ref', `refs/heads/${branch}`, commit], { cwd: dir });
+async function initialCommit(repoGit: GitRepo, branch: string, doer: UserRow, files: Record<string, string>): Promise<string> {
+  const entries: NewTreeEntry[] = [];
+  for (const [name, text] of Object.entries(files)) entries.push({ mode: '100644', type: 'blob', oid: await repoGit.hashObject(text), name });
+  const tree = await repoGit.makeTree(entries);
+  const identity = { name: doer.full_name || doer.name, email: doer.email };
+  const commit = await repoGit.commitTree(tree, [], 'Initial commit\n', identity, identity);
+  if (!(await repoGit.updateRef(`refs/heads/${branch}`, commit, null))) throw new Error(`refs/heads/${branch} already exists in a new repository`);
   return commit;
 }
 

@@ -5,10 +5,10 @@ import type { Config } from '../../process/config.js';
 import type { Queryable, Tx } from '../../data-source.js';
 import { forbidden, invalid, notFound } from '../../errors.js';
 import { compileGlob } from '../../glob.js';
-import { commitTree, hashObject, TemporaryIndex } from '../../git/commit-writer.js';
 import type { ObjectFormat } from '../../git/objects.js';
-import { gitOk, runGit } from '../../git/run.js';
-import { syncAllBranches } from '../code/branches.js';
+import type { ListedEntry } from '../../git/read.js';
+import type { GitRepo } from '../../git/repo.js';
+import { syncAllBranches } from '../code/push-sync.js';
 import { createLabel, type LabelRow } from '../orgs/labels.js';
 import { createOrgRepository, orgPermissionsOf, type OrgRow } from '../orgs/orgs.js';
 import { readRepoAvatar, setRepoAvatar } from './repo-avatars.js';
@@ -81,14 +81,14 @@ export async function generateRepository(
   let repo = owner.type === userTypes.organization
     ? await createOrgRepository(tx, ctx, owner as OrgRow, doer, input)
     : await createRepository(tx, ctx, owner, doer, input);
-  const templateDir = ctx.git.pathOf(template.owner_name, template.name);
-  const dir = ctx.git.pathOf(repo.owner_name, repo.name);
-  if (withContent && (await generateGitContent(templateDir, dir, template, repo, owner, ctx.config.rootUrl))) {
-    await syncAllBranches(tx, dir, repo.id, doer.id);
+  const templateGit = ctx.git.open(template);
+  const repoGit = ctx.git.open(repo);
+  if (withContent && (await generateGitContent(templateGit, repoGit, template, repo, owner, ctx.config.rootUrl))) {
+    await syncAllBranches(tx, repoGit, repo.id, doer.id);
     [repo] = await tx.query<RepoRow>('UPDATE repository SET is_empty = false WHERE id = $1 RETURNING *', [repo.id]);
   }
   if (options.topics && template.topics.length > 0) await replaceTopics(tx, repo, template.topics);
-  if (options.git_hooks) await copyGitHooks(templateDir, dir);
+  if (options.git_hooks) await copyGitHooks(templateGit.dir, repoGit.dir);
   if (options.avatar && template.avatar) {
     const image = await readRepoAvatar(ctx.config, template.avatar);
     if (image) repo = await setRepoAvatar(tx, ctx.config, repo, image.bytes);
@@ -104,51 +104,27 @@ export async function generateRepository(
   return row;
 }
 
-interface TreeItem {
-  mode: string;
-  type: string;
-  oid: string;
-  path: string;
-}
-
-async function listTree(dir: string, tree: string): Promise<TreeItem[]> {
-  const result = await runGit(['ls-tree', '-r', '-t', '-z', '--full-tree', tree], { cwd: dir });
-  if (result.code !== 0) throw new Error(`git ls-tree failed: ${result.stderr.trim()}`);
-  return result.stdout
-    .toString('utf8')
-    .split('\0')
-    .filter(Boolean)
-    .map((line) => {
-      const tab = line.indexOf('\t');
-      const [mode, type, oid] = line.slice(0, tab).split(' ');
-      return { mode, type, oid, path: line.slice(tab + 1) };
-    });
-}
-
-async function readBlob(dir: string, oid: string): Promise<Buffer> {
-  const result = await runGit(['cat-file', 'blob', oid], { cwd: dir });
-  if (result.code !== 0) throw new Error(`git cat-file failed: ${result.stderr.trim()}`);
-  return result.stdout;
+async function readBlob(repoGit: GitRepo, oid: string): Promise<Buffer> {
+  const blob = await repoGit.readBlob(oid);
+  if (!blob) throw new Error(`blob ${oid} is missing`);
+  return blob;
 }
 
 /**
- * Writes the template's default-branch files into `dir` as a single "Initial commit" by the new owner, on the new
- * repository's default branch. Only the tree's objects are copied, never the template's history. Answers false
+ * Writes the template's default-branch files into the new repository as a single "Initial commit" by the new owner, on
+ * its default branch. Only the tree's objects are copied, never the template's history. Answers false
  * when the template's default branch has no commit.
  */
-async function generateGitContent(templateDir: string, dir: string, template: RepoRow, repo: RepoRow, owner: UserRow, rootUrl: string): Promise<boolean> {
-  const head = await runGit(['rev-parse', '--verify', '--quiet', `refs/heads/${template.default_branch}^{tree}`], { cwd: templateDir });
-  if (head.code !== 0) return false;
-  const tree = head.stdout.toString('utf8').trim();
-  const items = await listTree(templateDir, tree);
+async function generateGitContent(templateGit: GitRepo, repoGit: GitRepo, template: RepoRow, repo: RepoRow, owner: UserRow, rootUrl: string): Promise<boolean> {
+  const tree = await templateGit.resolve(`refs/heads/${template.default_branch}`, 'tree');
+  if (!tree) return false;
+  const items = await templateGit.listTree(tree, { recursive: true });
   const objects = new Set([tree, ...items.filter((item) => item.type !== 'commit').map((item) => item.oid)]);
-  const pack = await runGit(['pack-objects', '--stdout', '-q'], { cwd: templateDir, input: `${[...objects].join('\n')}\n`, timeoutMs: 10 * 60_000 });
-  if (pack.code !== 0) throw new Error(`git pack-objects failed: ${pack.stderr.trim()}`);
-  await gitOk(['index-pack', '--stdin'], { cwd: dir, input: pack.stdout, timeoutMs: 10 * 60_000 });
+  await repoGit.copyObjectsFrom(templateGit, [...objects]);
 
   const format = repo.object_format_name as ObjectFormat;
-  const edits = await planTemplateEdits(dir, items, buildExpansions(template, repo, rootUrl));
-  const index = await TemporaryIndex.open(dir, tree);
+  const edits = await planTemplateEdits(repoGit, items, buildExpansions(template, repo, rootUrl));
+  const index = await repoGit.openIndex(tree);
   let newTree: string;
   try {
     await index.apply(edits, format);
@@ -158,9 +134,10 @@ async function generateGitContent(templateDir: string, dir: string, template: Re
   }
   const email = owner.keep_email_private ? `${owner.lower_name}@noreply.${new URL(rootUrl).hostname}` : owner.email;
   const signature = { name: owner.full_name || owner.name, email, date: new Date() };
-  const commit = await commitTree(dir, newTree, [], 'Initial commit\n', signature, signature);
-  await gitOk(['update-ref', `refs/heads/${repo.default_branch}`, commit], { cwd: dir });
-  await gitOk(['symbolic-ref', 'HEAD', `refs/heads/${repo.default_branch}`], { cwd: dir });
+  const commit = await repoGit.commitTree(newTree, [], 'Initial commit\n', signature, signature);
+  const ref = `refs/heads/${repo.default_branch}`;
+  if (!(await repoGit.updateRef(ref, commit, null))) throw new Error(`${ref} already exists in a new repository`);
+  await repoGit.setHead(repo.default_branch);
   return true;
 }
 
@@ -169,19 +146,19 @@ async function generateGitContent(templateDir: string, dir: string, template: Re
  * matches gets its variables expanded, in its content and its path. Removals come first, so a renamed file may
  * take the place of one that moved away.
  */
-async function planTemplateEdits(dir: string, items: TreeItem[], vars: Map<string, string>): Promise<Array<{ path: string; mode: string; oid: string | null }>> {
+async function planTemplateEdits(repoGit: GitRepo, items: ListedEntry[], vars: Map<string, string>): Promise<Array<{ path: string; mode: string; oid: string | null }>> {
   const control = items.find((item) => item.path === '.gitea/template' && item.type === 'blob');
   if (!control) return [];
   const removals = [{ path: control.path, mode: control.mode, oid: null }];
   const additions: Array<{ path: string; mode: string; oid: string | null }> = [];
-  const globs = parseTemplateGlobs((await readBlob(dir, control.oid)).toString('utf8'));
+  const globs = parseTemplateGlobs((await readBlob(repoGit, control.oid)).toString('utf8'));
   for (const item of items) {
     if (item.type !== 'blob' || item === control || (item.mode !== '100644' && item.mode !== '100755')) continue;
     if (!globs.some((glob) => glob.test(item.path))) continue;
-    const content = expandVariables((await readBlob(dir, item.oid)).toString('latin1'), vars, false);
+    const content = expandVariables((await readBlob(repoGit, item.oid)).toString('latin1'), vars, false);
     const newPath = sanitizeFilePath(Buffer.from(expandVariables(bytesOf(item.path), vars, true), 'latin1').toString('utf8'));
     if (!newPath || newPath === '.') continue;
-    const oid = await hashObject(dir, Buffer.from(content, 'latin1'));
+    const oid = await repoGit.hashObject(Buffer.from(content, 'latin1'));
     if (newPath !== item.path) removals.push({ path: item.path, mode: item.mode, oid: null });
     additions.push({ path: newPath, mode: item.mode, oid });
   }

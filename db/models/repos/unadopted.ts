@@ -3,10 +3,8 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Queryable, Tx } from '../../data-source.js';
 import { invalid, notFound } from '../../errors.js';
-import { readSymbolicHead, setSymbolicHead } from '../../git/commit-writer.js';
-import { runGit } from '../../git/run.js';
-import type { GitStore } from '../../git-store.js';
-import { syncAllBranches, syncAllTags } from '../code/branches.js';
+import type { GitStore } from '../../git/store.js';
+import { syncAllBranches, syncAllTags } from '../code/push-sync.js';
 import { assertUsableRepoName, createRepository, type RepoContext } from './repos.js';
 import type { RepoRow } from './repo-row.js';
 import { compileGlob } from '../../glob.js';
@@ -57,11 +55,10 @@ export async function listUnadopted(db: Queryable, git: GitStore, pattern: strin
 }
 
 /** The directory of an unadopted repository, or 404 when a row claims the name or no such directory exists. */
-async function findUnadoptedDirectory(db: Queryable, git: GitStore, owner: UserRow, name: string): Promise<string> {
+async function assertUnadoptedDirectory(db: Queryable, git: GitStore, owner: UserRow, name: string): Promise<void> {
   const claimed = await db.query('SELECT 1 FROM repository WHERE owner_id = $1 AND lower_name = $2', [owner.id, name.toLowerCase()]);
   const dir = git.pathOf(owner.name, name);
   if (claimed.length > 0 || !existsSync(dir) || !statSync(dir).isDirectory()) throw notFound(`no unadopted repository ${owner.name}/${name}`);
-  return dir;
 }
 
 /**
@@ -69,20 +66,19 @@ async function findUnadoptedDirectory(db: Queryable, git: GitStore, owner: UserR
  * has and a default branch that exists (HEAD's branch, else main, master or the first branch).
  */
 export async function adoptRepository(tx: Tx, ctx: RepoContext, owner: UserRow, name: string, doer: UserRow): Promise<RepoRow> {
-  const dir = await findUnadoptedDirectory(tx, ctx.git, owner, name);
-  const bare = await runGit(['--git-dir', dir, 'rev-parse', '--is-bare-repository'], { cwd: dir });
-  if (bare.code !== 0 || bare.stdout.toString().trim() !== 'true') throw invalid(`${owner.name}/${name} is not a bare git repository`);
-  const head = await readSymbolicHead(dir);
+  await assertUnadoptedDirectory(tx, ctx.git, owner, name);
+  const repoGit = ctx.git.open(owner.name, name);
+  if (!(await repoGit.isBare())) throw invalid(`${owner.name}/${name} is not a bare git repository`);
+  const head = await repoGit.readHeadBranch();
   const repo = await createRepository(tx, ctx, owner, doer, { name, private: true }, { adopt: true });
-  await syncAllBranches(tx, dir, repo.id, null);
-  await syncAllTags(tx, dir, repo.id, null);
+  await syncAllBranches(tx, repoGit, repo.id, null);
+  await syncAllTags(tx, repoGit, repo.id, null);
   const branches = (await tx.query<{ name: string }>('SELECT name FROM branch WHERE repo_id = $1 ORDER BY name', [repo.id])).map((b) => b.name);
-  const headBranch = head?.startsWith('refs/heads/') ? head.slice('refs/heads/'.length) : null;
   const defaultBranch =
-    [headBranch, 'main', 'master'].find((b): b is string => b !== null && branches.includes(b)) ?? branches[0] ?? 'main';
-  if (head !== `refs/heads/${defaultBranch}`) {
-    await setSymbolicHead(dir, `refs/heads/${defaultBranch}`);
-    if (head) tx.onRollback(() => setSymbolicHead(dir, head));
+    [head, 'main', 'master'].find((b): b is string => b !== null && branches.includes(b)) ?? branches[0] ?? 'main';
+  if (head !== defaultBranch) {
+    await repoGit.setHead(defaultBranch);
+    if (head) tx.onRollback(() => repoGit.setHead(head));
   }
   const [row] = await tx.query<RepoRow>('UPDATE repository SET default_branch = $2, is_empty = $3 WHERE id = $1 RETURNING *', [
     repo.id, defaultBranch, branches.length === 0,
@@ -92,6 +88,6 @@ export async function adoptRepository(tx: Tx, ctx: RepoContext, owner: UserRow, 
 
 /** Removes the files of an unadopted repository (there is no row to go with them). */
 export async function deleteUnadopted(db: Queryable, git: GitStore, owner: UserRow, name: string): Promise<void> {
-  await findUnadoptedDirectory(db, git, owner, name);
+  await assertUnadoptedDirectory(db, git, owner, name);
   await git.remove(owner.name, name);
 }

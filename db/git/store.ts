@@ -1,14 +1,42 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { gitOk } from './git/run.js';
+import type { CommitFieldsCache } from './commit-fields.js';
+import type { ObjectFormat } from './objects.js';
+import { readObjectFormat } from './refs.js';
+import { GitRepo } from './repo.js';
+import { gitOk } from './run.js';
+
+/** What locates a repository on disk: its row (or anything shaped like it). */
+export interface RepoLocation {
+  owner_name: string;
+  name: string;
+  object_format_name: string;
+}
 
 /**
  * Where bare repositories live: `$HEARTH_DATA_DIR/git/<owner>/<repo>.git`, lower-cased. Everything that
- * touches the directory layout goes through here, so the store can later move to shared storage.
+ * touches the directory layout goes through here, so the store can later move to shared storage. `open`
+ * hands out one repository to read and write; branch reads take commit fields from `commits` when the
+ * process keeps such a cache (the web process does).
  */
 export class GitStore {
-  constructor(readonly root: string) {}
+  constructor(
+    readonly root: string,
+    private readonly commits?: CommitFieldsCache,
+  ) {}
+
+  /** A repository by its row, or by owner and name (its object format then read from its configuration). */
+  open(repo: RepoLocation): GitRepo;
+  open(owner: string, name: string): GitRepo;
+  open(repoOrOwner: RepoLocation | string, name?: string): GitRepo {
+    if (typeof repoOrOwner === 'string') {
+      const dir = this.pathOf(repoOrOwner, name!);
+      return new GitRepo(dir, readObjectFormat(dir) ?? 'sha1', this.commits);
+    }
+    const dir = this.pathOf(repoOrOwner.owner_name, repoOrOwner.name);
+    return new GitRepo(dir, repoOrOwner.object_format_name as ObjectFormat, this.commits);
+  }
 
   pathOf(owner: string, repo: string): string {
     return path.join(this.root, owner.toLowerCase(), `${repo.toLowerCase()}.git`);
