@@ -2,17 +2,23 @@ import type { Queryable } from '../../../db/data-source.js';
 import { listTeamMembers, findTeamByName, ownerTeamName } from '../../../db/models/orgs/teams.js';
 import { findRepoById } from '../../../db/models/repos/repos.js';
 import type { RepoRow } from '../../../db/models/repos/repo-row.js';
+import { findUserByName } from '../../../db/models/users/users.js';
 import { toUserRow, userTypes, type UserRow } from '../../../db/models/users/user-row.js';
 import type { TestUser } from '../hearth.js';
 
-/** A user as tests hold one: the row, or what `build.user` returned. */
-export type Someone = UserRow | TestUser;
+/** A user or organization as tests hold one: the row, what `build.user` returned, or the name. */
+export type Someone = UserRow | TestUser | string;
 
 /**
- * The user's row as it is now in the database, as a request would load it: a row a test kept may be stale
+ * The row as it is now in the database, as a request would load it: a row a test kept may be stale
  * (a later edit, a new repository count).
  */
 export async function currentRow(db: Queryable, someone: Someone): Promise<UserRow> {
+  if (typeof someone === 'string') {
+    const row = await findUserByName(db, someone);
+    if (!row) throw new Error(`user ${someone} does not exist`);
+    return row;
+  }
   return userById(db, 'user' in someone ? someone.user.id : someone.id);
 }
 

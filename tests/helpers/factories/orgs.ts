@@ -45,7 +45,7 @@ export interface TeamOptions {
 let unnamedTeams = 0;
 
 /** A team of `organization`, with its members and repositories. */
-export async function team(h: TestHearth, organization: OrgRow, options: TeamOptions = {}): Promise<TeamView> {
+export async function team(h: TestHearth, organization: Someone, options: TeamOptions = {}): Promise<TeamView> {
   return inTx(h.deps, async (tx) => {
     const orgRow = await currentRow(tx, organization);
     const doer = await doerFor(tx, orgRow, options.by);
