@@ -51,9 +51,7 @@ export async function commit(h: TestHearth, repo: RepoRow, options: CommitOption
     const row = await currentRepo(tx, repo);
     const doer = await doerFor(tx, await userById(tx, row.owner_id), options.by);
     const files = Object.entries(options.files).map(([path, content]) => ({ operation: 'create' as const, path, content: Buffer.from(content) }));
-    const written = await changeRepoFiles(
-      tx, h.deps, row, doer, await accessModeOf(tx, doer, row), { branch: options.branch, new_branch: options.newBranch, message: options.message }, files,
-    );
-    return { commitId: written.commitId, branch: written.branch };
+    const mode = await accessModeOf(tx, doer, row);
+    return changeRepoFiles(tx, h.deps, row, doer, mode, { branch: options.branch, new_branch: options.newBranch, message: options.message }, files);
   });
 }
