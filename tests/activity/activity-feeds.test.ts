@@ -1,11 +1,12 @@
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth } from '../helpers/hearth.js';
 
 test("a repository's feed is read from its stored events, newest first", async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  const made = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools', private: true } });
+  const made = await build.repo(hearth, alice, { name: 'tools', private: true });
   await hearth.call('PATCH', '/repos/alice/tools', { auth: alice.bearer, body: { name: 'kit' } });
 
   const feed = await hearth.call('GET', '/repos/alice/kit/activities/feeds', { auth: alice.bearer });
@@ -13,7 +14,7 @@ test("a repository's feed is read from its stored events, newest first", async (
   t.deepEqual(feed.body.map((a: { op_type: string; content: string }) => [a.op_type, a.content]), [['rename_repo', 'tools'], ['create_repo', '']]);
   t.is(feed.headers.get('x-total-count'), '2');
   t.like(feed.body[1], {
-    user_id: alice.user.id, act_user_id: alice.user.id, repo_id: made.body.id, is_private: true, comment_id: 0, comment: null, ref_name: '',
+    user_id: alice.user.id, act_user_id: alice.user.id, repo_id: made.id, is_private: true, comment_id: 0, comment: null, ref_name: '',
   });
   t.is(feed.body[1].act_user.login, 'alice');
   t.is(feed.body[1].repo.full_name, 'alice/kit');

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth } from '../helpers/hearth.js';
 
 test("a user's heatmap counts what they did in repositories the viewer can read, in quarter hours", async (t) => {
@@ -6,10 +7,10 @@ test("a user's heatmap counts what they did in repositories the viewer can read,
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
   const root = await hearth.createUser('root', { admin: true });
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } });
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'secret', private: true } });
+  await build.repo(hearth, alice, { name: 'tools' });
+  await build.repo(hearth, alice, { name: 'secret', private: true });
   await hearth.call('PATCH', '/repos/alice/tools', { auth: alice.bearer, body: { name: 'toolbox' } });
-  await hearth.call('POST', '/user/repos', { auth: bob.bearer, body: { name: 'elsewhere' } });
+  await build.repo(hearth, bob, { name: 'elsewhere' });
 
   const total = (body: Array<{ contributions: number }>): number => body.reduce((sum, point) => sum + point.contributions, 0);
   const own = await hearth.call('GET', '/users/alice/heatmap', { auth: alice.bearer });
@@ -34,10 +35,10 @@ test("a user's activity feed: their own doings and their repositories' and watch
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } });
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'secret', private: true } });
-  await hearth.call('POST', '/user/repos', { auth: bob.bearer, body: { name: 'watched' } });
-  await hearth.call('POST', '/user/repos', { auth: bob.bearer, body: { name: 'ignored' } });
+  await build.repo(hearth, alice, { name: 'tools' });
+  await build.repo(hearth, alice, { name: 'secret', private: true });
+  await build.repo(hearth, bob, { name: 'watched' });
+  await build.repo(hearth, bob, { name: 'ignored' });
   t.is((await hearth.call('PUT', '/repos/bob/watched/subscription', { auth: alice.bearer })).status, 200);
 
   const feed = await hearth.call('GET', '/users/alice/activities/feeds', { auth: alice.bearer });
@@ -76,7 +77,7 @@ test('nodeinfo counts users; the signing key is empty as Gitea answers without o
   t.is(key.status, 200);
   t.regex(key.headers.get('content-type') ?? '', /^text\/plain/);
   t.is(key.body, undefined, 'an empty body');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'secret', private: true } });
+  await build.repo(hearth, alice, { name: 'secret', private: true });
   t.is((await hearth.call('GET', '/repos/alice/secret/signing-key.gpg', { auth: alice.bearer })).status, 200);
   t.is((await hearth.call('GET', '/repos/alice/secret/signing-key.gpg')).status, 404, 'an invisible repository is not found');
 });

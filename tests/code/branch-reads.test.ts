@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { CommitFieldsCache, type CommitFields } from '../../db/git/commit-fields.js';
+import type { RepoRow } from '../../db/models/repos/repo-row.js';
+import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 import { git, ok, okOnDisk, refOnServer, remote, scratch } from '../git/git-client.js';
 
@@ -28,18 +30,17 @@ async function branchesOf(hearth: TestHearth, owner: string, repo: string): Prom
   return new Map(list.body.map((b) => [b.name, b.commit]));
 }
 
-async function setUp(t: ExecutionContext, objectFormat: 'sha1' | 'sha256' = 'sha1'): Promise<{ hearth: TestHearth; alice: Awaited<ReturnType<TestHearth['createUser']>>; main: string }> {
+async function setUp(t: ExecutionContext, objectFormat: 'sha1' | 'sha256' = 'sha1'): Promise<{ hearth: TestHearth; alice: Awaited<ReturnType<TestHearth['createUser']>>; repo: RepoRow; main: string }> {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  const made = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'reads', auto_init: true, object_format_name: objectFormat } });
-  if (made.status !== 201) throw new Error(`create answered ${made.status}`);
+  const repo = await build.repo(hearth, alice, { name: 'reads', autoInit: true, objectFormat });
   const main = (await refOnServer(hearth, 'alice', 'reads', 'refs/heads/main'))!;
-  return { hearth, alice, main };
+  return { hearth, alice, repo, main };
 }
 
 test('a branch moved with git directly on disk shows its new head on the next read, list and single branch alike', async (t) => {
-  const { hearth, alice, main } = await setUp(t);
-  t.is((await hearth.call('POST', '/repos/alice/reads/branches', { auth: alice.bearer, body: { new_branch_name: 'feature/disk' } })).status, 201);
+  const { hearth, repo, main } = await setUp(t);
+  await build.branch(hearth, repo, { name: 'feature/disk' });
   const before = await branchesOf(hearth, 'alice', 'reads');
   t.is(before.get('feature/disk')?.id, main);
   t.is(before.get('feature/disk')?.message, 'Initial commit\n');
@@ -70,11 +71,9 @@ test('a push over HTTP shows on the next single-branch read, before any job has 
 
 for (const format of ['sha1', 'sha256'] as const) {
   test(`packed and loose refs both read, a loose ref winning over its packed line (${format})`, async (t) => {
-    const { hearth, alice, main } = await setUp(t, format);
+    const { hearth, repo, main } = await setUp(t, format);
     t.is(main.length, format === 'sha1' ? 40 : 64);
-    for (const name of ['alpha', 'beta', 'nested/gamma']) {
-      t.is((await hearth.call('POST', '/repos/alice/reads/branches', { auth: alice.bearer, body: { new_branch_name: name } })).status, 201);
-    }
+    for (const name of ['alpha', 'beta', 'nested/gamma']) await build.branch(hearth, repo, { name });
     await onDisk(hearth, 'alice', 'reads', ['tag', '-a', '-m', 'a tag', 'v1', main]);
     const loose = await branchesOf(hearth, 'alice', 'reads');
 

@@ -7,8 +7,10 @@ import { recordRefUpdates } from '../../db/models/code/ref-updates.js';
 import { findRepo } from '../../db/models/repos/repos.js';
 import type { BranchSyncPayload } from '../../jobs/catalogue.js';
 import { actorDeps } from '../../workers/subscribe.js';
+import { build } from '../helpers/build.js';
+import { drain } from '../helpers/drain.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
-import { commitFile, eventually, git, localRepo, ok, refOnServer, remote, scratch } from '../git/git-client.js';
+import { commitFile, git, localRepo, ok, remote, scratch } from '../git/git-client.js';
 
 interface Row {
   [column: string]: unknown;
@@ -30,9 +32,8 @@ const pushEvents = (hearth: TestHearth): Promise<Row[]> =>
 
 test('the first push into an empty repository: branches, emptiness, default branch and HEAD, tag releases, events', async (t) => {
   const hearth = await startHearth(t);
-  await hearth.startWorker('branch-sync');
   const alice = await hearth.createUser('alice');
-  t.is((await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'fresh' } })).status, 201);
+  await build.repo(hearth, alice, { name: 'fresh' });
   const home = scratch(t);
   const work = await localRepo(home, 'work', 'trunk', { 'a.txt': 'a\n', 'b.txt': 'b\n' });
   const tip = (await ok(git(home, ['rev-parse', 'HEAD'], work))).trim();
@@ -41,10 +42,9 @@ test('the first push into an empty repository: branches, emptiness, default bran
   const url = remote(hearth, 'alice', 'fresh', { user: 'alice', secret: alice.token });
   await ok(git(home, ['push', '--quiet', url, 'trunk', 'v1.0', 'light'], work));
 
-  const repo = await eventually(async () => {
-    const answer = await hearth.call('GET', '/repos/alice/fresh');
-    return answer.body.empty ? null : answer.body;
-  });
+  await drain(hearth, 'branch-sync');
+  const answer = await hearth.call('GET', '/repos/alice/fresh');
+  const repo = answer.body.empty ? null : answer.body;
   t.truthy(repo, 'the repository stops being empty');
   t.is(repo.default_branch, 'trunk', 'main was not pushed, so the first pushed branch becomes the default');
   const head = await ok(git(home, ['--git-dir', hearth.deps.git.pathOf('alice', 'fresh'), 'symbolic-ref', 'HEAD']));
@@ -77,7 +77,7 @@ test('the first push into an empty repository: branches, emptiness, default bran
   const next = await commitFile(home, work, 'c.txt', 'c\n');
   await ok(git(home, ['tag', 'temp'], work));
   await ok(git(home, ['push', '--quiet', url, 'trunk', 'trunk:refs/heads/feature/x', ':refs/tags/light', 'temp'], work));
-  await eventually(async () => (await branchNames(hearth, 'fresh')).length === 2 && (await tagReleases(hearth, 'fresh')).length === 3);
+  await drain(hearth, 'branch-sync');
   t.deepEqual(await branchNames(hearth, 'fresh'), ['feature/x', 'trunk']);
   t.deepEqual((await tagReleases(hearth, 'fresh')).map((r) => [r.tag_name, r.is_tag, r.sha1]), [
     ['light', false, ''], ['temp', true, next], ['v1.0', true, tip],
@@ -92,34 +92,33 @@ test('the first push into an empty repository: branches, emptiness, default bran
   t.is((await hearth.call('GET', '/repos/alice/fresh')).body.default_branch, 'trunk');
 
   await ok(git(home, ['push', '--quiet', url, ':refs/heads/feature/x', ':refs/tags/temp'], work));
-  await eventually(async () => (await branchNames(hearth, 'fresh')).length === 1 && (await tagReleases(hearth, 'fresh')).length === 2);
+  await drain(hearth, 'branch-sync');
   t.deepEqual(await branchNames(hearth, 'fresh'), ['trunk']);
   t.deepEqual((await tagReleases(hearth, 'fresh')).map((r) => r.tag_name), ['light', 'v1.0']);
 });
 
 test('a repository without branch rows gets all of its branches on the next push; the default branch stays when it exists', async (t) => {
   const hearth = await startHearth(t);
-  await hearth.startWorker('branch-sync');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: bob.bearer, body: { name: 'old', default_branch: 'main' } });
+  await build.repo(hearth, bob, { name: 'old', defaultBranch: 'main' });
   const home = scratch(t);
   const work = await localRepo(home, 'work', 'main', { 'a.txt': 'a\n' });
   const url = remote(hearth, 'bob', 'old', { user: 'bob', secret: bob.token });
   await ok(git(home, ['push', '--quiet', url, 'main', 'main:side', 'main:other'], work));
-  await eventually(async () => (await branchNames(hearth, 'old')).length === 3);
+  await drain(hearth, 'branch-sync');
   t.is((await hearth.call('GET', '/repos/bob/old')).body.default_branch, 'main', 'the default branch was pushed');
 
   await hearth.store.db.query('DELETE FROM branch');
   await commitFile(home, work, 'b.txt', 'b\n');
   await ok(git(home, ['push', '--quiet', url, 'main'], work));
-  await eventually(async () => (await branchNames(hearth, 'old')).length === 3);
+  await drain(hearth, 'branch-sync');
   t.deepEqual(await branchNames(hearth, 'old'), ['main', 'other', 'side']);
 });
 
 test('a second run of the same branch-sync job changes nothing; a rolled-back push enqueues nothing', async (t) => {
   const hearth = await startHearth(t);
   const carol = await hearth.createUser('carol');
-  await hearth.call('POST', '/user/repos', { auth: carol.bearer, body: { name: 'twice' } });
+  const repo = await build.repo(hearth, carol, { name: 'twice' });
   const home = scratch(t);
   const work = await localRepo(home, 'work', 'dev', { 'a.txt': 'a\n' });
   await ok(git(home, ['tag', 't1'], work));
@@ -142,7 +141,6 @@ test('a second run of the same branch-sync job changes nothing; a rolled-back pu
   t.is(await branchSync.handle(job.data, deps), 'done');
   t.deepEqual(await snapshot(), once);
 
-  const repo = (await findRepo(hearth.store.db, 'carol', 'twice'))!;
   const jobs = async (): Promise<number> =>
     (await hearth.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'branch-sync'`))[0].n;
   const count = await jobs();

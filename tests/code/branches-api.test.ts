@@ -1,11 +1,12 @@
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth } from '../helpers/hearth.js';
 import { git, ok, refOnServer, scratch } from '../git/git-client.js';
 
 test('an empty repository lists no branches with 200 and refuses branch writes with 404', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'void' } });
+  await build.repo(hearth, alice, { name: 'void' });
   const list = await hearth.call('GET', '/repos/alice/void/branches');
   t.is(list.status, 200);
   t.deepEqual(list.body, []);
@@ -21,7 +22,7 @@ test('create, read, list and delete branches, names with slashes included; the r
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const reader = await hearth.createUser('reader');
-  const made = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tree', auto_init: true } });
+  const made = await build.repo(hearth, alice, { name: 'tree', autoInit: true });
   const main = await refOnServer(hearth, 'alice', 'tree', 'refs/heads/main');
   const base = '/repos/alice/tree/branches';
 
@@ -38,7 +39,7 @@ test('create, read, list and delete branches, names with slashes included; the r
   t.is(created.body.name, 'feature/x');
   t.is(created.body.commit.id, main);
   t.is(await refOnServer(hearth, 'alice', 'tree', 'refs/heads/feature/x'), main);
-  const rows = await hearth.store.db.query<{ name: string; commit_id: string }>('SELECT name, commit_id FROM branch WHERE repo_id = $1 ORDER BY name', [made.body.id]);
+  const rows = await hearth.store.db.query<{ name: string; commit_id: string }>('SELECT name, commit_id FROM branch WHERE repo_id = $1 ORDER BY name', [made.id]);
   t.deepEqual(rows, [{ name: 'feature/x', commit_id: main! }, { name: 'main', commit_id: main! }]);
   t.is((await hearth.call('GET', `${base}/feature/x`)).body.name, 'feature/x');
   t.is((await hearth.call('GET', `${base}/feature%2Fx`)).body.name, 'feature/x');
@@ -70,7 +71,7 @@ test('create, read, list and delete branches, names with slashes included; the r
   t.is((await hearth.call('POST', base, { auth: reader.bearer, body: { new_branch_name: 'r' } })).status, 403);
 
   // A row without a ref (the database already knows the name): refused before git is touched.
-  await hearth.store.db.query(`INSERT INTO branch (repo_id, name, commit_id, commit_time) VALUES ($1, 'ghost', $2, now())`, [made.body.id, main]);
+  await hearth.store.db.query(`INSERT INTO branch (repo_id, name, commit_id, commit_time) VALUES ($1, 'ghost', $2, now())`, [made.id, main]);
   t.is((await hearth.call('POST', base, { auth: alice.bearer, body: { new_branch_name: 'ghost' } })).status, 409);
   t.is(await refOnServer(hearth, 'alice', 'tree', 'refs/heads/ghost'), null);
 
@@ -94,7 +95,7 @@ test('create, read, list and delete branches, names with slashes included; the r
 test('branches pushed before any row exists are listed at once: the list synchronizes a non-empty repository', async (t) => {
   const hearth = await startHearth(t);
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: bob.bearer, body: { name: 'legacy', auto_init: true } });
+  await build.repo(hearth, bob, { name: 'legacy', autoInit: true });
   const dir = hearth.deps.git.pathOf('bob', 'legacy');
   const home = scratch(t);
   await ok(git(home, ['--git-dir', dir, 'branch', 'side', 'main']));

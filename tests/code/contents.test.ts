@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth } from '../helpers/hearth.js';
 
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
@@ -8,7 +9,7 @@ const git = (dir: string, ...args: string[]): string => execFileSync('git', args
 test('create, read, update and delete a file; each write is one commit on the branch, recorded in the database', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  t.is((await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'notes', auto_init: true } })).status, 201);
+  await build.repo(hearth, alice, { name: 'notes', autoInit: true });
   const dir = hearth.deps.git.pathOf('alice', 'notes');
   const before = git(dir, 'rev-parse', 'refs/heads/main');
 
@@ -88,7 +89,7 @@ test('several files in one commit, a new branch, and the refusals Gitea gives', 
   const hearth = await startHearth(t);
   const bob = await hearth.createUser('bob');
   const eve = await hearth.createUser('eve');
-  await hearth.call('POST', '/user/repos', { auth: bob.bearer, body: { name: 'proj', auto_init: true } });
+  await build.repo(hearth, bob, { name: 'proj', autoInit: true });
   const dir = hearth.deps.git.pathOf('bob', 'proj');
 
   const many = await hearth.call('POST', '/repos/bob/proj/contents', {
@@ -152,7 +153,7 @@ test('several files in one commit, a new branch, and the refusals Gitea gives', 
 test('writing into an empty repository makes the first commit; reads of an empty repository never fail', async (t) => {
   const hearth = await startHearth(t);
   const carol = await hearth.createUser('carol');
-  await hearth.call('POST', '/user/repos', { auth: carol.bearer, body: { name: 'blank', default_branch: 'trunk' } });
+  await build.repo(hearth, carol, { name: 'blank', defaultBranch: 'trunk' });
   t.deepEqual((await hearth.call('GET', '/repos/carol/blank/contents')).body, []);
   t.is((await hearth.call('GET', '/repos/carol/blank/contents/a.txt')).status, 404);
   const commits = await hearth.call('GET', '/repos/carol/blank/commits');
@@ -175,7 +176,7 @@ test('writing into an empty repository makes the first commit; reads of an empty
 test('a protected branch refuses writes by someone the rule does not let push, and a rolled-back write moves no ref', async (t) => {
   const hearth = await startHearth(t);
   const dan = await hearth.createUser('dan');
-  await hearth.call('POST', '/user/repos', { auth: dan.bearer, body: { name: 'guarded', auto_init: true } });
+  await build.repo(hearth, dan, { name: 'guarded', autoInit: true });
   const dir = hearth.deps.git.pathOf('dan', 'guarded');
   const head = git(dir, 'rev-parse', 'refs/heads/main');
   await hearth.store.db.query("INSERT INTO protected_branch (repo_id, rule_name, can_push) SELECT id, 'main', false FROM repository");
@@ -201,7 +202,7 @@ test('a protected branch refuses writes by someone the rule does not let push, a
 test('diffpatch applies a unified diff as one commit', async (t) => {
   const hearth = await startHearth(t);
   const erin = await hearth.createUser('erin');
-  await hearth.call('POST', '/user/repos', { auth: erin.bearer, body: { name: 'patched', auto_init: true, description: 'd' } });
+  await build.repo(hearth, erin, { name: 'patched', autoInit: true, description: 'd' });
   const dir = hearth.deps.git.pathOf('erin', 'patched');
   const patch = '--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,4 @@\n # patched\n \n d\n+added line\n';
   const applied = await hearth.call('POST', '/repos/erin/patched/diffpatch', { auth: erin.bearer, body: { content: patch, message: 'patch it' } });
@@ -216,7 +217,7 @@ test('diffpatch applies a unified diff as one commit', async (t) => {
 test('concurrent writes to one branch take turns: none is lost, each builds on the last', async (t) => {
   const hearth = await startHearth(t);
   const fay = await hearth.createUser('fay');
-  await hearth.call('POST', '/user/repos', { auth: fay.bearer, body: { name: 'race', auto_init: true } });
+  await build.repo(hearth, fay, { name: 'race', autoInit: true });
   const dir = hearth.deps.git.pathOf('fay', 'race');
   const answers = await Promise.all(
     Array.from({ length: 6 }, (_, i) => hearth.call('POST', `/repos/fay/race/contents/f${i}.txt`, { auth: fay.bearer, body: { content: b64(`${i}`) } })),
@@ -233,7 +234,7 @@ test('concurrent writes to one branch take turns: none is lost, each builds on t
 test('a branch moves only from the commit a write built on', async (t) => {
   const hearth = await startHearth(t);
   const gus = await hearth.createUser('gus');
-  await hearth.call('POST', '/user/repos', { auth: gus.bearer, body: { name: 'cas', auto_init: true } });
+  await build.repo(hearth, gus, { name: 'cas', autoInit: true });
   const dir = hearth.deps.git.pathOf('gus', 'cas');
   const base = git(dir, 'rev-parse', 'main');
   const next = git(dir, 'commit-tree', `${base}^{tree}`, '-p', base, '-m', 'next');

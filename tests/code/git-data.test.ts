@@ -4,7 +4,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync, mkdirSync, symlinkSync
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { startHearth, type TestHearth } from '../helpers/hearth.js';
+import { build } from '../helpers/build.js';
+import { startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
 
 const env = {
   ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1',
@@ -24,8 +25,8 @@ interface History {
  * A repository with three commits on main (the second with a +0200 author zone), a side branch, an annotated and a
  * lightweight tag, a note on the second commit and a symlink; pushed straight into the bare repository.
  */
-async function buildHistory(hearth: TestHearth, token: string): Promise<History> {
-  await hearth.call('POST', '/user/repos', { auth: token, body: { name: 'hist' } });
+async function buildHistory(hearth: TestHearth, frank: TestUser): Promise<History> {
+  await build.repo(hearth, frank, { name: 'hist' });
   const bare = hearth.deps.git.pathOf('frank', 'hist');
   const work = mkdtempSync(path.join(os.tmpdir(), 'hearth-work-'));
   git(work, 'init', '-q', '-b', 'main');
@@ -60,7 +61,7 @@ async function buildHistory(hearth: TestHearth, token: string): Promise<History>
 test('refs: all, by prefix, one exact ref as an object; trees and blobs', async (t) => {
   const hearth = await startHearth(t);
   const frank = await hearth.createUser('frank');
-  const h = await buildHistory(hearth, frank.bearer);
+  const h = await buildHistory(hearth, frank);
   const api = `${hearth.rootUrl}api/v1/repos/frank/hist`;
 
   const all = await hearth.call('GET', '/repos/frank/hist/git/refs');
@@ -107,7 +108,7 @@ test('refs: all, by prefix, one exact ref as an object; trees and blobs', async 
 test('single commits with stats and files, diffs and patches, notes and annotated tags', async (t) => {
   const hearth = await startHearth(t);
   const frank = await hearth.createUser('frank');
-  const h = await buildHistory(hearth, frank.bearer);
+  const h = await buildHistory(hearth, frank);
   const api = `${hearth.rootUrl}api/v1/repos/frank/hist`;
 
   const second = await hearth.call('GET', `/repos/frank/hist/git/commits/${h.second}`, { auth: frank.bearer });
@@ -170,7 +171,7 @@ test('single commits with stats and files, diffs and patches, notes and annotate
 test('commit lists: pages and headers, sha, path and not; compare', async (t) => {
   const hearth = await startHearth(t);
   const frank = await hearth.createUser('frank');
-  const h = await buildHistory(hearth, frank.bearer);
+  const h = await buildHistory(hearth, frank);
 
   const all = await hearth.call('GET', '/repos/frank/hist/commits');
   t.is(all.status, 200);
@@ -202,7 +203,7 @@ test('commit lists: pages and headers, sha, path and not; compare', async (t) =>
 test('an empty repository answers git data without a 500', async (t) => {
   const hearth = await startHearth(t);
   const gail = await hearth.createUser('gail');
-  await hearth.call('POST', '/user/repos', { auth: gail.bearer, body: { name: 'void' } });
+  await build.repo(hearth, gail, { name: 'void' });
   const answers = await Promise.all([
     '/git/refs', '/git/refs/heads/main', '/git/trees/main', `/git/blobs/${'a'.repeat(40)}`, '/git/commits/main', `/git/commits/${'a'.repeat(40)}.diff`,
     '/git/notes/main', `/git/tags/${'a'.repeat(40)}`, '/compare/main...main', '/tags', '/tags/v1', '/raw/README.md', '/media/a.txt',
@@ -219,8 +220,7 @@ test('an empty repository answers git data without a 500', async (t) => {
 test('a SHA-256 repository is read and written through the git CLI', async (t) => {
   const hearth = await startHearth(t);
   const mia = await hearth.createUser('mia');
-  const made = await hearth.call('POST', '/user/repos', { auth: mia.bearer, body: { name: 'wide', auto_init: true, object_format_name: 'sha256' } });
-  t.is(made.status, 201, JSON.stringify(made.body));
+  await build.repo(hearth, mia, { name: 'wide', autoInit: true, objectFormat: 'sha256' });
   const written = await hearth.call('POST', '/repos/mia/wide/contents/a/b.txt', { auth: mia.bearer, body: { content: Buffer.from('wide').toString('base64') } });
   t.is(written.status, 201, JSON.stringify(written.body));
   t.is(written.body.commit.sha.length, 64);
@@ -239,7 +239,7 @@ test('a SHA-256 repository is read and written through the git CLI', async (t) =
 test('a repository with a large pack is read through git cat-file instead of in-process', async (t) => {
   const hearth = await startHearth(t);
   const ned = await hearth.createUser('ned');
-  await hearth.call('POST', '/user/repos', { auth: ned.bearer, body: { name: 'heavy' } });
+  await build.repo(hearth, ned, { name: 'heavy' });
   const bare = hearth.deps.git.pathOf('ned', 'heavy');
   const work = mkdtempSync(path.join(os.tmpdir(), 'hearth-work-'));
   git(work, 'init', '-q', '-b', 'main');

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
 import { commitFile, git, ok, refOnServer, remote, scratch } from '../git/git-client.js';
 
@@ -7,8 +8,8 @@ async function setUp(t: Parameters<typeof startHearth>[0]): Promise<{ hearth: Te
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  const made = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'guarded', auto_init: true } });
-  await hearth.store.db.query('INSERT INTO collaboration (repo_id, user_id, mode) VALUES ($1, $2, 2)', [made.body.id, bob.user.id]);
+  const made = await build.repo(hearth, alice, { name: 'guarded', autoInit: true });
+  await hearth.store.db.query('INSERT INTO collaboration (repo_id, user_id, mode) VALUES ($1, $2, 2)', [made.id, bob.user.id]);
   const home = scratch(t);
   await ok(git(home, ['clone', '--quiet', remote(hearth, 'alice', 'guarded'), 'work']));
   return { hearth, alice, bob, home, work: path.join(home, 'work') };
@@ -146,13 +147,9 @@ test('team whitelists: members of a named team of the organization may push, oth
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
   const carol = await hearth.createUser('carol');
-  t.is((await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'acme' } })).status, 201);
-  t.is((await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name: 'r', auto_init: true } })).status, 201);
-  const team = await hearth.call('POST', '/orgs/acme/teams', {
-    auth: alice.bearer, body: { name: 'devs', permission: 'write', units: ['repo.code'], includes_all_repositories: true },
-  });
-  t.is(team.status, 201, JSON.stringify(team.body));
-  t.is((await hearth.call('PUT', `/teams/${team.body.id}/members/bob`, { auth: alice.bearer })).status, 204);
+  const acme = await build.org(hearth, alice, { name: 'acme' });
+  await build.repo(hearth, acme, { name: 'r', autoInit: true });
+  await build.team(hearth, acme, { name: 'devs', permission: 'write', units: ['repo.code'], includesAllRepositories: true, members: [bob] });
   t.is((await hearth.call('PUT', '/repos/acme/r/collaborators/carol', { auth: alice.bearer, body: { permission: 'write' } })).status, 204);
 
   const unknown = await hearth.call('POST', '/repos/acme/r/branch_protections', {

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth } from '../helpers/hearth.js';
 
 const git = (dir: string, ...args: string[]): string => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
@@ -7,10 +8,9 @@ const git = (dir: string, ...args: string[]): string => execFileSync('git', ['-C
 async function setUp(t: Parameters<typeof startHearth>[0]) {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  const made = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tool', auto_init: true } });
-  t.is(made.status, 201);
+  const made = await build.repo(hearth, alice, { name: 'tool', autoInit: true });
   const dir = hearth.deps.git.pathOf('alice', 'tool');
-  return { hearth, alice, repoId: made.body.id as number, dir, sha: git(dir, 'rev-parse', 'main') };
+  return { hearth, alice, repoId: made.id, dir, sha: git(dir, 'rev-parse', 'main') };
 }
 
 test('statuses are created on a full commit id, numbered per commit, and listed newest first', async (t) => {
@@ -133,11 +133,11 @@ test('creating needs write access; reading follows visibility; an empty reposito
   t.is(byBob.body.creator.login, 'bob');
   t.is((await hearth.call('GET', `/repos/alice/tool/statuses/${sha}`, { auth: reader.bearer })).body.length, 1);
 
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'hidden', private: true, auto_init: true } });
+  await build.repo(hearth, alice, { name: 'hidden', private: true, autoInit: true });
   t.is((await hearth.call('GET', '/repos/alice/hidden/commits/main/status')).status, 404);
   t.is((await hearth.call('GET', '/repos/alice/hidden/commits/main/status', { auth: alice.bearer })).status, 200);
 
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'bare' } });
+  await build.repo(hearth, alice, { name: 'bare' });
   t.is((await hearth.call('GET', '/repos/alice/bare/commits/main/status')).status, 404);
   t.is((await hearth.call('GET', '/repos/alice/bare/commits/main/statuses')).status, 404);
   t.is((await hearth.call('POST', `/repos/alice/bare/statuses/${sha}`, { auth: alice.bearer, body })).status, 404);

@@ -3,19 +3,15 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
 
 const b64 = (data: string | Buffer): string => Buffer.from(data).toString('base64');
 const git = (dir: string, ...args: string[]): string => execFileSync('git', args, { cwd: dir, encoding: 'utf8' }).trim();
 
 async function repoWithFiles(hearth: TestHearth, owner: TestUser, name: string, files: Record<string, string | Buffer>): Promise<string> {
-  await hearth.call('POST', '/user/repos', { auth: owner.bearer, body: { name, auto_init: true } });
-  const answer = await hearth.call('POST', `/repos/${owner.user.name}/${name}/contents`, {
-    auth: owner.bearer,
-    body: { files: Object.entries(files).map(([file, content]) => ({ operation: 'create', path: file, content: b64(content) })) },
-  });
-  if (answer.status !== 201) throw new Error(JSON.stringify(answer.body));
-  return answer.body.commit.sha;
+  const repo = await build.repo(hearth, owner, { name, autoInit: true });
+  return (await build.commit(hearth, repo, { files })).commitId;
 }
 
 test('tags: create lightweight and annotated, list newest first, get, delete; a release tag is kept', async (t) => {
@@ -119,7 +115,7 @@ test('raw and media: by ref query or leading ref segments, content types; archiv
   t.is((await fetch(`${hearth.rootUrl}api/v1/repos/jack/files/archive/nope.zip`)).status, 404);
 
   const secret = await hearth.createUser('kim');
-  await hearth.call('POST', '/user/repos', { auth: secret.bearer, body: { name: 'hidden', private: true, auto_init: true } });
+  await build.repo(hearth, secret, { name: 'hidden', private: true, autoInit: true });
   t.is((await fetch(`${hearth.rootUrl}api/v1/repos/kim/hidden/raw/README.md`)).status, 404);
   t.is((await fetch(`${hearth.rootUrl}api/v1/repos/kim/hidden/raw/README.md`, { headers: { Authorization: secret.bearer } })).status, 200);
 });
@@ -141,7 +137,7 @@ test('languages count bytes per language; editorconfig answers the definition fo
   const ts = await hearth.call('GET', '/repos/lena/code/editorconfig/src/deep/x.ts');
   t.deepEqual(ts.body, { charset: 'utf-8', indent_style: 'space', indent_size: '4', end_of_line: 'lf' });
   t.deepEqual((await hearth.call('GET', '/repos/lena/code/editorconfig/Makefile')).body.indent_style, 'tab');
-  await hearth.call('POST', '/user/repos', { auth: lena.bearer, body: { name: 'plain', auto_init: true } });
+  await build.repo(hearth, lena, { name: 'plain', autoInit: true });
   t.is((await hearth.call('GET', '/repos/lena/plain/editorconfig/a.txt')).status, 404);
   t.deepEqual((await hearth.call('GET', '/repos/lena/plain/languages')).body, {}, 'a README alone is documentation');
 });

@@ -99,13 +99,3 @@ export async function refOnServer(hearth: TestHearth, owner: string, repo: strin
   const result = await git(os.tmpdir(), ['--git-dir', dir, 'rev-parse', '--verify', '--quiet', ref]);
   return result.code === 0 ? result.stdout.trim() : null;
 }
-
-/** Polls until `probe` returns something truthy (the worker runs jobs asynchronously). */
-export async function eventually<T>(probe: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value || Date.now() > until) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -2,13 +2,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth } from '../helpers/hearth.js';
 import { commitFile, git, ok, refOnServer, remote, scratch } from './git-client.js';
 
 test('anonymous clone of a public repository; push with a token; fetch over protocol v0 and v2', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  t.is((await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools', auto_init: true } })).status, 201);
+  await build.repo(hearth, alice, { name: 'tools', autoInit: true });
   const home = scratch(t);
 
   const started = process.hrtime.bigint();
@@ -43,7 +44,7 @@ test('a private repository is 401 with a Basic challenge to anonymous callers an
   const hearth = await startHearth(t);
   const carol = await hearth.createUser('carol');
   const dave = await hearth.createUser('dave');
-  await hearth.call('POST', '/user/repos', { auth: carol.bearer, body: { name: 'secret', private: true, auto_init: true } });
+  await build.repo(hearth, carol, { name: 'secret', private: true, autoInit: true });
 
   const infoRefs = (repo: string, auth?: string) =>
     fetch(new URL(`carol/${repo}.git/info/refs?service=git-upload-pack`, hearth.rootUrl), { headers: auth ? { Authorization: auth } : {} });
@@ -78,7 +79,7 @@ test('pushing needs write access and a token with write:repository', async (t) =
   const erin = await hearth.createUser('erin');
   const frank = await hearth.createUser('frank');
   const reader = await hearth.createUser('reader', { scopes: ['read:repository'] });
-  const made = await hearth.call('POST', '/user/repos', { auth: erin.bearer, body: { name: 'app', auto_init: true } });
+  const made = await build.repo(hearth, erin, { name: 'app', autoInit: true });
   t.is((await hearth.call('POST', '/user/repos', { auth: reader.basic, body: { name: 'own', auto_init: true } })).status, 201);
   const home = scratch(t);
   await ok(git(home, ['clone', '--quiet', remote(hearth, 'erin', 'app'), 'app']));
@@ -98,12 +99,12 @@ test('pushing needs write access and a token with write:repository', async (t) =
   t.regex(readOnly.stderr, /403/);
   t.is(await refOnServer(hearth, 'reader', 'own', 'refs/heads/x'), null);
 
-  await hearth.store.db.query('INSERT INTO collaboration (repo_id, user_id, mode) VALUES ($1, $2, 2)', [made.body.id, frank.user.id]);
+  await hearth.store.db.query('INSERT INTO collaboration (repo_id, user_id, mode) VALUES ($1, $2, 2)', [made.id, frank.user.id]);
   const allowed = await git(home, ['push', remote(hearth, 'erin', 'app', { user: 'frank', secret: frank.token }), 'main'], work);
   t.is(allowed.code, 0, allowed.stderr);
   t.is(await refOnServer(hearth, 'erin', 'app', 'refs/heads/main'), commit);
 
-  await hearth.store.db.query('UPDATE repository SET is_archived = true WHERE id = $1', [made.body.id]);
+  await hearth.store.db.query('UPDATE repository SET is_archived = true WHERE id = $1', [made.id]);
   await commitFile(home, work, 'g.txt', 'g\n');
   const archived = await git(home, ['push', remote(hearth, 'erin', 'app', { user: 'erin', secret: erin.token }), 'main'], work);
   t.not(archived.code, 0);
@@ -113,7 +114,7 @@ test('pushing needs write access and a token with write:repository', async (t) =
 test('a gzip-compressed upload-pack request is unpacked before git reads it', async (t) => {
   const hearth = await startHearth(t);
   const gail = await hearth.createUser('gail');
-  await hearth.call('POST', '/user/repos', { auth: gail.bearer, body: { name: 'zip', auto_init: true } });
+  await build.repo(hearth, gail, { name: 'zip', autoInit: true });
   const head = await refOnServer(hearth, 'gail', 'zip', 'refs/heads/main');
   const pkt = (line: string): string => `${(line.length + 4).toString(16).padStart(4, '0')}${line}`;
   const request = `${pkt(`want ${head} side-band-64k ofs-delta\n`)}0000${pkt('done\n')}`;

@@ -11,12 +11,11 @@ import { createApp } from '../../api/app.js';
 import type { Deps } from '../../api/deps.js';
 import { openStore, type OpenStore } from '../../db/process/boot.js';
 import { loadConfig, type Config } from '../../db/process/config.js';
-import { inTx } from '../../db/data-source.js';
 import { buildServices } from '../../db/services.js';
-import { createToken } from '../../db/models/users/tokens.js';
-import { createUser } from '../../db/models/users/users.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import { actorDeps, chooseActors, subscribe, type Subscription } from '../../workers/subscribe.js';
+import { build } from './build.js';
+import type { UserOptions } from './factories/users.js';
 
 export interface Answer<T = any> {
   status: number;
@@ -46,7 +45,8 @@ export interface TestHearth {
   deps: Deps;
   store: OpenStore;
   call<T = any>(method: string, apiPath: string, options?: CallOptions): Promise<Answer<T>>;
-  createUser(name: string, options?: { admin?: boolean; scopes?: string[]; email?: string }): Promise<TestUser>;
+  /** `build.user` with a name. */
+  createUser(name: string, options?: Omit<UserOptions, 'name'>): Promise<TestUser>;
   /** Runs the worker's actors (HEARTH_ACTORS-style selection) in this process, on real jobs. */
   startWorker(selection?: string): Promise<Subscription>;
 }
@@ -126,29 +126,19 @@ export async function startHearth(t: ExecutionContext, settings: Record<string, 
     return { status: response.status, body: body as T, headers: response.headers };
   };
 
-  return {
+  const hearth: TestHearth = {
     rootUrl: config.rootUrl,
     databaseUrl,
     config,
     deps,
     store,
     call,
-    async createUser(name, options = {}) {
-      const password = `pw-${name}-secret`;
-      return inTx(store, async (tx) => {
-        const user = await createUser(
-          tx,
-          { username: name, email: options.email ?? `${name}@example.com`, password, is_admin: options.admin ?? false },
-          { passwordAlgo: config.security.passwordHashAlgo },
-        );
-        const { token } = await createToken(tx, user, { name: 'test', scopes: options.scopes ?? ['all'] });
-        return { user, password, token, basic: basicAuth(name, password), bearer: `token ${token}` };
-      });
-    },
+    createUser: (name, options = {}) => build.user(hearth, { name, ...options }),
     async startWorker(selection) {
       const subscription = await subscribe(chooseActors(allActors, selection), actorDeps(store, config, log), databaseUrl);
       subscriptions.push(subscription);
       return subscription;
     },
   };
+  return hearth;
 }

@@ -1,15 +1,9 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
+import { build } from '../helpers/build.js';
+import { startHearth, type TestUser } from '../helpers/hearth.js';
 import { commitFile, git, ok, refOnServer, remote, scratch } from '../git/git-client.js';
-
-async function team(hearth: TestHearth, owner: TestUser, org: string, body: Record<string, unknown>, members: string[]): Promise<number> {
-  const made = await hearth.call('POST', `/orgs/${org}/teams`, { auth: owner.bearer, body });
-  if (made.status !== 201) throw new Error(JSON.stringify(made.body));
-  for (const member of members) await hearth.call('PUT', `/teams/${made.body.id}/members/${member}`, { auth: owner.bearer });
-  return made.body.id;
-}
 
 test('team members get their team mode on the repositories it includes; owners get everything', async (t) => {
   const hearth = await startHearth(t);
@@ -18,14 +12,14 @@ test('team members get their team mode on the repositories it includes; owners g
   const writer = await hearth.createUser('writer');
   const boss = await hearth.createUser('boss');
   const stranger = await hearth.createUser('stranger');
-  await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'acme' } });
+  const acme = await build.org(hearth, alice, { name: 'acme' });
   const made = await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name: 'app', private: true } });
   t.is(made.status, 201, JSON.stringify(made.body));
   t.deepEqual(made.body.permissions, { admin: true, push: true, pull: true }, 'the owner');
   t.is(made.body.owner.login, 'acme');
-  const readers = await team(hearth, alice, 'acme', { name: 'readers', permission: 'read', units: ['repo.code'] }, ['reader']);
-  const writers = await team(hearth, alice, 'acme', { name: 'writers', permission: 'write', units: ['repo.code'] }, ['writer']);
-  const admins = await team(hearth, alice, 'acme', { name: 'admins', permission: 'admin', includes_all_repositories: true }, ['boss']);
+  const readers = (await build.team(hearth, acme, { name: 'readers', permission: 'read', units: ['repo.code'], members: [reader] })).id;
+  const writers = (await build.team(hearth, acme, { name: 'writers', permission: 'write', units: ['repo.code'], members: [writer] })).id;
+  const admins = (await build.team(hearth, acme, { name: 'admins', permission: 'admin', includesAllRepositories: true, members: [boss] })).id;
   for (const id of [readers, writers]) await hearth.call('PUT', `/teams/${id}/repos/acme/app`, { auth: alice.bearer });
   t.truthy(admins);
 
@@ -53,9 +47,8 @@ test('public repositories of public, limited and private organizations, for anon
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
   const helper = await hearth.createUser('helper');
-  for (const [org, visibility] of [['pub', 'public'], ['lim', 'limited'], ['priv', 'private']]) {
-    await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: org, visibility } });
-    await hearth.call('POST', `/orgs/${org}/repos`, { auth: alice.bearer, body: { name: 'open' } });
+  for (const [org, visibility] of [['pub', 'public'], ['lim', 'limited'], ['priv', 'private']] as const) {
+    await build.repo(hearth, await build.org(hearth, alice, { name: org, visibility }), { name: 'open' });
   }
   const status = async (org: string, user?: TestUser) => (await hearth.call('GET', `/repos/${org}/open`, { auth: user?.bearer })).status;
   t.deepEqual([await status('pub'), await status('lim'), await status('priv')], [200, 404, 404], 'anonymous');
@@ -82,11 +75,11 @@ test("an organization's repository list shows what the caller may read", async (
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'acme' } });
+  const acme = await build.org(hearth, alice, { name: 'acme' });
   for (const [name, isPrivate] of [['b-open', false], ['a-closed', true], ['c-team', true]] as const) {
-    await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name, private: isPrivate } });
+    await build.repo(hearth, acme, { name, private: isPrivate });
   }
-  const devs = await team(hearth, alice, 'acme', { name: 'devs', permission: 'read', units: ['repo.code'] }, ['bob']);
+  const devs = (await build.team(hearth, acme, { name: 'devs', permission: 'read', units: ['repo.code'], members: [bob] })).id;
   await hearth.call('PUT', `/teams/${devs}/repos/acme/c-team`, { auth: alice.bearer });
   const names = async (user?: TestUser) => (await hearth.call('GET', '/orgs/acme/repos', { auth: user?.bearer })).body.map((r: { name: string }) => r.name);
   t.deepEqual(await names(), ['b-open']);
@@ -101,9 +94,9 @@ test('creating repositories in an organization: owners, can_create_org_repo team
   const alice = await hearth.createUser('alice');
   const maker = await hearth.createUser('maker');
   const reader = await hearth.createUser('reader');
-  await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'acme' } });
-  await team(hearth, alice, 'acme', { name: 'makers', permission: 'read', units: ['repo.code'], can_create_org_repo: true }, ['maker']);
-  await team(hearth, alice, 'acme', { name: 'readers', permission: 'read', units: ['repo.code'] }, ['reader']);
+  const acme = await build.org(hearth, alice, { name: 'acme' });
+  await build.team(hearth, acme, { name: 'makers', permission: 'read', units: ['repo.code'], canCreateOrgRepo: true, members: [maker] });
+  await build.team(hearth, acme, { name: 'readers', permission: 'read', units: ['repo.code'], members: [reader] });
 
   const refused = await hearth.call('POST', '/orgs/acme/repos', { auth: reader.bearer, body: { name: 'nope' } });
   t.is(refused.status, 403);
@@ -142,9 +135,9 @@ test('a team with unit permissions: the unit mode counts where a unit is asked f
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'acme' } });
-  await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name: 'app', private: true } });
-  const id = await team(hearth, alice, 'acme', { name: 'mixed', units_map: { 'repo.code': 'write', 'repo.issues': 'read' } }, ['bob']);
+  const acme = await build.org(hearth, alice, { name: 'acme' });
+  await build.repo(hearth, acme, { name: 'app', private: true });
+  const id = (await build.team(hearth, acme, { name: 'mixed', unitsMap: { 'repo.code': 'write', 'repo.issues': 'read' }, members: [bob] })).id;
   await hearth.call('PUT', `/teams/${id}/repos/acme/app`, { auth: alice.bearer });
   const { accessModeOf } = await import('../../db/models/access.js');
   const { findRepo } = await import('../../db/models/repos/repos.js');
@@ -161,10 +154,10 @@ test('git over HTTP follows team access: members clone, writers push, strangers 
   const reader = await hearth.createUser('reader');
   const writer = await hearth.createUser('writer');
   const stranger = await hearth.createUser('stranger');
-  await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'acme', visibility: 'private' } });
-  await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name: 'app', auto_init: true } });
-  await team(hearth, alice, 'acme', { name: 'readers', permission: 'read', units: ['repo.code'], includes_all_repositories: true }, ['reader']);
-  await team(hearth, alice, 'acme', { name: 'writers', permission: 'write', units: ['repo.code'], includes_all_repositories: true }, ['writer']);
+  const acme = await build.org(hearth, alice, { name: 'acme', visibility: 'private' });
+  await build.repo(hearth, acme, { name: 'app', autoInit: true });
+  await build.team(hearth, acme, { name: 'readers', permission: 'read', units: ['repo.code'], includesAllRepositories: true, members: [reader] });
+  await build.team(hearth, acme, { name: 'writers', permission: 'write', units: ['repo.code'], includesAllRepositories: true, members: [writer] });
   const home = scratch(t);
   const as = (user: TestUser) => remote(hearth, 'acme', 'app', { user: user.user.name, secret: user.token });
 
@@ -192,11 +185,8 @@ test('a restricted user sees only the organizations and repositories they belong
   const alice = await hearth.createUser('alice');
   const rex = await hearth.createUser('rex');
   await hearth.store.db.query('UPDATE "user" SET restricted = true WHERE id = $1', [rex.user.id]);
-  for (const org of ['pub', 'mine']) {
-    await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: org } });
-    await hearth.call('POST', `/orgs/${org}/repos`, { auth: alice.bearer, body: { name: 'open' } });
-  }
-  await team(hearth, alice, 'mine', { name: 'devs', permission: 'read', units: ['repo.code'], includes_all_repositories: true }, ['rex']);
+  for (const org of ['pub', 'mine']) await build.repo(hearth, await build.org(hearth, alice, { name: org }), { name: 'open' });
+  await build.team(hearth, 'mine', { name: 'devs', permission: 'read', units: ['repo.code'], includesAllRepositories: true, members: [rex] });
   t.is((await hearth.call('GET', '/orgs/pub', { auth: rex.bearer })).status, 404);
   t.is((await hearth.call('GET', '/repos/pub/open', { auth: rex.bearer })).status, 404);
   t.is((await hearth.call('GET', '/repos/pub/open')).status, 200, 'while anonymous callers see it');
@@ -207,7 +197,7 @@ test('a restricted user sees only the organizations and repositories they belong
 test('token scopes: organization routes need the organization scope, and the user scope where Gitea asks for both', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'acme' } });
+  await build.org(hearth, alice, { name: 'acme' });
   const { createToken } = await import('../../db/models/users/tokens.js');
   const { inTx } = await import('../../db/data-source.js');
   const tokenWith = async (name: string, scopes: string[]) =>

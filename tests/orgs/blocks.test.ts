@@ -1,4 +1,5 @@
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth } from '../helpers/hearth.js';
 
 test('an organization blocks and unblocks a user; a blocked user cannot join its teams', async (t) => {
@@ -6,10 +7,9 @@ test('an organization blocks and unblocks a user; a blocked user cannot join its
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
   const carol = await hearth.createUser('carol');
-  const org = (await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'acme' } })).body;
-  const devs = (await hearth.call('POST', '/orgs/acme/teams', { auth: alice.bearer, body: { name: 'devs', permission: 'read', units: ['repo.code'] } })).body;
-  await hearth.call('PUT', `/teams/${devs.id}/members/carol`, { auth: alice.bearer });
-  await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name: 'app' } });
+  const org = await build.org(hearth, alice, { name: 'acme' });
+  const devs = await build.team(hearth, org, { name: 'devs', permission: 'read', units: ['repo.code'], members: [carol] });
+  await build.repo(hearth, org, { name: 'app' });
   await hearth.store.db.query(`INSERT INTO collaboration (repo_id, user_id, mode) SELECT id, $1, 2 FROM repository WHERE lower_name = 'app'`, [bob.user.id]);
 
   t.is((await hearth.call('GET', '/orgs/acme/blocks/bob', { auth: alice.bearer })).status, 404);

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
 
 async function createOrg(hearth: TestHearth, owner: TestUser, username: string, extra: Record<string, unknown> = {}) {
@@ -186,8 +187,7 @@ test('DELETE /orgs/{org}: refused while it owns repositories, then removes teams
   const bob = await hearth.createUser('bob');
   const org = await createOrg(hearth, alice, 'acme');
   await hearth.call('POST', '/orgs/acme/labels', { auth: alice.bearer, body: { name: 'bug', color: 'ff0000' } });
-  const repo = await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name: 'tools' } });
-  t.is(repo.status, 201, JSON.stringify(repo.body));
+  await build.repo(hearth, 'acme', { name: 'tools' });
 
   t.is((await hearth.call('DELETE', '/orgs/acme', { auth: bob.bearer })).status, 403);
   const refused = await hearth.call('DELETE', '/orgs/acme', { auth: alice.bearer });
@@ -238,8 +238,8 @@ test('the organization activity feed lists its repositories, private ones only f
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
   await createOrg(hearth, alice, 'acme');
-  await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name: 'open' } });
-  await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name: 'closed', private: true } });
+  await build.repo(hearth, 'acme', { name: 'open' });
+  await build.repo(hearth, 'acme', { name: 'closed', private: true });
   const member = await hearth.call('GET', '/orgs/acme/activities/feeds', { auth: alice.bearer });
   t.is(member.status, 200, JSON.stringify(member.body));
   t.deepEqual(member.body.map((a: { op_type: string; repo: { name: string } }) => `${a.op_type} ${a.repo.name}`), ['create_repo closed', 'create_repo open']);

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import test from 'ava';
 import { inTx } from '../../db/data-source.js';
 import { deleteUser } from '../../db/models/users/users.js';
+import { build } from '../helpers/build.js';
 import { startHearth } from '../helpers/hearth.js';
 
 test('deleting a user who owns repositories or belongs to organizations needs purge', async (t) => {
@@ -9,12 +10,12 @@ test('deleting a user who owns repositories or belongs to organizations needs pu
   const root = await hearth.createUser('root', { admin: true });
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'own' } });
+  await build.repo(hearth, alice, { name: 'own' });
   const refusedRepos = await hearth.call('DELETE', '/admin/users/alice', { auth: root.bearer });
   t.is(refusedRepos.status, 422);
   t.regex(refusedRepos.body.message, /user still has ownership of repositories/);
 
-  await hearth.call('POST', '/orgs', { auth: bob.bearer, body: { username: 'bobs' } });
+  await build.org(hearth, bob, { name: 'bobs' });
   const refusedOrgs = await hearth.call('DELETE', '/admin/users/bob', { auth: root.bearer });
   t.is(refusedOrgs.status, 422);
   t.regex(refusedOrgs.body.message, /user still has membership of organizations/);
@@ -27,16 +28,13 @@ test('purge deletes the user, their repositories, and the organizations they alo
   const root = await hearth.createUser('root', { admin: true });
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'own', auto_init: true } });
-  await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'solo' } });
-  await hearth.call('POST', '/orgs/solo/repos', { auth: alice.bearer, body: { name: 'lonely', auto_init: true } });
-  await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'shared' } });
-  await hearth.call('POST', '/orgs/shared/repos', { auth: alice.bearer, body: { name: 'kept' } });
+  await build.repo(hearth, alice, { name: 'own', autoInit: true });
+  await build.repo(hearth, await build.org(hearth, alice, { name: 'solo' }), { name: 'lonely', autoInit: true });
+  await build.repo(hearth, await build.org(hearth, alice, { name: 'shared' }), { name: 'kept' });
   const owners = (await hearth.call('GET', '/orgs/shared/teams', { auth: alice.bearer })).body[0];
   await hearth.call('PUT', `/teams/${owners.id}/members/bob`, { auth: alice.bearer });
-  await hearth.call('POST', '/orgs', { auth: bob.bearer, body: { username: 'bobs' } });
-  const bobsDevs = (await hearth.call('POST', '/orgs/bobs/teams', { auth: bob.bearer, body: { name: 'devs', permission: 'read', units: ['repo.code'] } })).body;
-  await hearth.call('PUT', `/teams/${bobsDevs.id}/members/alice`, { auth: bob.bearer });
+  const bobs = await build.org(hearth, bob, { name: 'bobs' });
+  const bobsDevs = await build.team(hearth, bobs, { name: 'devs', permission: 'read', units: ['repo.code'], members: [alice] });
   t.true(existsSync(hearth.deps.git.pathOf('solo', 'lonely')));
 
   const purged = await hearth.call('DELETE', '/admin/users/alice?purge=true', { auth: root.bearer });
@@ -57,9 +55,8 @@ test('a purge whose transaction does not commit leaves every repository and dire
   const hearth = await startHearth(t);
   const root = await hearth.createUser('root', { admin: true });
   const alice = await hearth.createUser('alice');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'own' } });
-  await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'solo' } });
-  await hearth.call('POST', '/orgs/solo/repos', { auth: alice.bearer, body: { name: 'lonely' } });
+  await build.repo(hearth, alice, { name: 'own' });
+  await build.repo(hearth, await build.org(hearth, alice, { name: 'solo' }), { name: 'lonely' });
   const failed = inTx(hearth.store, async (tx) => {
     await deleteUser(tx, alice.user, { ctx: hearth.deps, doer: root.user, purge: true });
     throw new Error('something later failed');

@@ -1,11 +1,12 @@
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
 async function setUp(hearth: TestHearth) {
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
   const carol = await hearth.createUser('carol');
-  const org = (await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'acme', full_name: 'Acme' } })).body;
+  const org = await build.org(hearth, alice, { name: 'acme', fullName: 'Acme' });
   return { alice, bob, carol, org };
 }
 
@@ -169,13 +170,10 @@ test('team members: add, check, list and remove; non-users are refused', async (
 
 test('team repositories: add, check, list, remove; including all repositories covers later ones', async (t) => {
   const hearth = await startHearth(t);
-  const { alice, bob } = await setUp(hearth);
-  const other = await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'other' } });
-  t.is(other.status, 201);
-  await hearth.call('POST', '/orgs/other/repos', { auth: alice.bearer, body: { name: 'elsewhere' } });
-  for (const name of ['one', 'two']) await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name, private: true } });
-  const team = (await hearth.call('POST', '/orgs/acme/teams', { auth: alice.bearer, body: { name: 'devs', permission: 'write', units: ['repo.code'] } })).body;
-  await hearth.call('PUT', `/teams/${team.id}/members/bob`, { auth: alice.bearer });
+  const { alice, bob, org } = await setUp(hearth);
+  await build.repo(hearth, await build.org(hearth, alice, { name: 'other' }), { name: 'elsewhere' });
+  for (const name of ['one', 'two']) await build.repo(hearth, org, { name, private: true });
+  const team = await build.team(hearth, org, { name: 'devs', permission: 'write', units: ['repo.code'], members: [bob] });
 
   t.is((await hearth.call('PUT', `/teams/${team.id}/repos/acme/one`, { auth: bob.bearer })).status, 403, 'bob does not administer the repository');
   t.is((await hearth.call('PUT', `/teams/${team.id}/repos/acme/one`, { auth: alice.bearer })).status, 204);
@@ -195,7 +193,7 @@ test('team repositories: add, check, list, remove; including all repositories co
   t.is((await hearth.call('GET', '/repos/acme/one', { auth: bob.bearer })).status, 404);
 
   await hearth.call('PATCH', `/teams/${team.id}`, { auth: alice.bearer, body: { includes_all_repositories: true } });
-  await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name: 'three', private: true } });
+  await build.repo(hearth, org, { name: 'three', private: true });
   const all = await hearth.call('GET', `/teams/${team.id}/repos`, { auth: bob.bearer });
   t.is(all.status, 200, JSON.stringify(all.body));
   t.deepEqual(all.body.map((r: { name: string }) => r.name), ['one', 'three', 'two']);
@@ -210,10 +208,9 @@ test('team repositories: add, check, list, remove; including all repositories co
 test('/user/teams, the organization team list and team search share one team reading', async (t) => {
   const hearth = await startHearth(t);
   const root = await hearth.createUser('root', { admin: true });
-  const { alice, bob } = await setUp(hearth);
+  const { bob, org } = await setUp(hearth);
   for (const [name, description] of [['backend', 'servers'], ['frontend', 'web pages'], ['ops', 'backend servers']]) {
-    const made = await hearth.call('POST', '/orgs/acme/teams', { auth: alice.bearer, body: { name, description, permission: 'read', units: ['repo.code'] } });
-    if (name !== 'frontend') await hearth.call('PUT', `/teams/${made.body.id}/members/bob`, { auth: alice.bearer });
+    await build.team(hearth, org, { name, description, permission: 'read', units: ['repo.code'], members: name === 'frontend' ? [] : [bob] });
   }
   const mine = await hearth.call('GET', '/user/teams', { auth: bob.bearer });
   t.deepEqual(mine.body.map((x: { name: string }) => x.name), ['backend', 'ops']);
@@ -244,10 +241,10 @@ test('/user/teams, the organization team list and team search share one team rea
 
 test("a repository's teams: list, check, add and remove", async (t) => {
   const hearth = await startHearth(t);
-  const { alice, bob } = await setUp(hearth);
-  await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name: 'tools' } });
-  await hearth.call('POST', '/user/repos', { auth: bob.bearer, body: { name: 'mine' } });
-  const devs = (await hearth.call('POST', '/orgs/acme/teams', { auth: alice.bearer, body: { name: 'devs', permission: 'write', units: ['repo.code'] } })).body;
+  const { alice, bob, org } = await setUp(hearth);
+  await build.repo(hearth, org, { name: 'tools' });
+  await build.repo(hearth, bob, { name: 'mine' });
+  const devs = await build.team(hearth, org, { name: 'devs', permission: 'write', units: ['repo.code'] });
 
   const initial = await hearth.call('GET', '/repos/acme/tools/teams', { auth: bob.bearer });
   t.deepEqual(initial.body.map((x: { name: string }) => x.name), ['Owners']);
@@ -274,11 +271,10 @@ test("a repository's teams: list, check, add and remove", async (t) => {
 
 test("a team's activity feed shows the repositories the team can reach", async (t) => {
   const hearth = await startHearth(t);
-  const { alice, bob } = await setUp(hearth);
-  for (const name of ['seen', 'unseen']) await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name, private: true } });
-  const devs = (await hearth.call('POST', '/orgs/acme/teams', { auth: alice.bearer, body: { name: 'devs', permission: 'read', units: ['repo.code'] } })).body;
-  await hearth.call('PUT', `/teams/${devs.id}/members/bob`, { auth: alice.bearer });
-  await hearth.call('PUT', `/teams/${devs.id}/repos/acme/seen`, { auth: alice.bearer });
+  const { bob, org } = await setUp(hearth);
+  const seen = await build.repo(hearth, org, { name: 'seen', private: true });
+  await build.repo(hearth, org, { name: 'unseen', private: true });
+  const devs = await build.team(hearth, org, { name: 'devs', permission: 'read', units: ['repo.code'], members: [bob], repos: [seen] });
   const feed = await hearth.call('GET', `/teams/${devs.id}/activities/feeds`, { auth: bob.bearer });
   t.is(feed.status, 200, JSON.stringify(feed.body));
   t.deepEqual(feed.body.map((a: { op_type: string; repo: { full_name: string } }) => `${a.op_type} ${a.repo.full_name}`), ['create_repo acme/seen']);

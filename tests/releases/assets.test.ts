@@ -4,6 +4,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import test from 'ava';
 import type { FileBlobStore } from '../../db/blob-store.js';
+import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
 const MiB = 1024 * 1024;
@@ -11,12 +12,10 @@ const MiB = 1024 * 1024;
 async function setUp(t: Parameters<typeof startHearth>[0], repo: { private?: boolean } = {}) {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  const made = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tool', auto_init: true, ...repo } });
-  t.is(made.status, 201);
-  const release = await hearth.call('POST', '/repos/alice/tool/releases', { auth: alice.bearer, body: { tag_name: 'v1' } });
-  t.is(release.status, 201);
+  const made = await build.repo(hearth, alice, { name: 'tool', autoInit: true, private: repo.private });
+  const release = await build.release(hearth, made, { tag: 'v1' });
   const blobs = hearth.deps.blobs as FileBlobStore;
-  return { hearth, alice, repoId: made.body.id as number, releaseId: release.body.id as number, blobs };
+  return { hearth, alice, repoId: made.id, releaseId: release.id, blobs };
 }
 
 function upload(hearth: TestHearth, releaseId: number, auth: string, body: BodyInit, query = '', headers: Record<string, string> = {}) {

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
 const git = (dir: string, ...args: string[]): string => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
@@ -21,10 +22,9 @@ async function eventKinds(hearth: TestHearth, repoId: number): Promise<string[]>
 async function setUp(t: Parameters<typeof startHearth>[0]) {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  const made = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tool', auto_init: true } });
-  t.is(made.status, 201, JSON.stringify(made.body));
+  const made = await build.repo(hearth, alice, { name: 'tool', autoInit: true });
   const dir = hearth.deps.git.pathOf('alice', 'tool');
-  return { hearth, alice, repoId: made.body.id as number, dir, head: git(dir, 'rev-parse', 'main') };
+  return { hearth, alice, repoId: made.id, dir, head: git(dir, 'rev-parse', 'main') };
 }
 
 test('creating a release tags the default branch, counts it and is readable by id, tag, latest and list', async (t) => {
@@ -234,8 +234,8 @@ test('writing needs write access and the write:repository scope; private reposit
   t.is((await hearth.call('DELETE', `/repos/alice/tool/releases/${byBob.body.id}`, { auth: carol.bearer })).status, 403);
   t.is((await hearth.call('GET', `/repos/alice/tool/releases/${byBob.body.id}`, { auth: reader.bearer })).status, 200);
 
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'secret', private: true, auto_init: true } });
-  await hearth.call('POST', '/repos/alice/secret/releases', { auth: alice.bearer, body: { tag_name: 's1' } });
+  const secret = await build.repo(hearth, alice, { name: 'secret', private: true, autoInit: true });
+  await build.release(hearth, secret, { tag: 's1' });
   t.is((await hearth.call('GET', '/repos/alice/secret/releases')).status, 404);
   t.is((await hearth.call('GET', '/repos/alice/secret/releases', { auth: bob.bearer })).status, 404);
   t.is((await hearth.call('GET', '/repos/alice/secret/releases', { auth: alice.bearer })).body.length, 1);
@@ -260,14 +260,9 @@ test("a team's mode for the releases unit decides, not its mode for the code", a
   const hearth = await startHearth(t);
   const owner = await hearth.createUser('owner');
   const dev = await hearth.createUser('dev');
-  t.is((await hearth.call('POST', '/orgs', { auth: owner.bearer, body: { username: 'acme' } })).status, 201);
-  t.is((await hearth.call('POST', '/orgs/acme/repos', { auth: owner.bearer, body: { name: 'app', auto_init: true } })).status, 201);
-  const team = await hearth.call('POST', '/orgs/acme/teams', {
-    auth: owner.bearer,
-    body: { name: 'devs', includes_all_repositories: true, units_map: { 'repo.code': 'write', 'repo.releases': 'read' } },
-  });
-  t.is(team.status, 201, JSON.stringify(team.body));
-  t.is((await hearth.call('PUT', `/teams/${team.body.id}/members/dev`, { auth: owner.bearer })).status, 204);
+  const acme = await build.org(hearth, owner, { name: 'acme' });
+  await build.repo(hearth, acme, { name: 'app', autoInit: true });
+  await build.team(hearth, acme, { name: 'devs', includesAllRepositories: true, unitsMap: { 'repo.code': 'write', 'repo.releases': 'read' }, members: [dev] });
 
   const sha = git(hearth.deps.git.pathOf('acme', 'app'), 'rev-parse', 'main');
   const status = await hearth.call('POST', `/repos/acme/app/statuses/${sha}`, { auth: dev.bearer, body: { state: 'success' } });

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth } from '../helpers/hearth.js';
 
 test('an administrator of the repository adds, changes and removes collaborators; access follows', async (t) => {
@@ -6,7 +7,7 @@ test('an administrator of the repository adds, changes and removes collaborators
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
   const carol = await hearth.createUser('carol');
-  t.is((await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'secret', private: true } })).status, 201);
+  await build.repo(hearth, alice, { name: 'secret', private: true });
   t.is((await hearth.call('GET', '/repos/alice/secret', { auth: bob.bearer })).status, 404);
 
   const added = await hearth.call('PUT', '/repos/alice/secret/collaborators/bob', { auth: alice.bearer, body: { permission: 'read' } });
@@ -45,7 +46,7 @@ test('refusals: the owner, unknown users, bad permissions, anonymous callers and
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } });
+  await build.repo(hearth, alice, { name: 'tools' });
 
   const owner = await hearth.call('PUT', '/repos/alice/tools/collaborators/alice', { auth: alice.bearer, body: {} });
   t.is(owner.status, 422);
@@ -67,7 +68,7 @@ test('permission of a user: owner, collaborator, outsider; only admins and the u
   const bob = await hearth.createUser('bob');
   const carol = await hearth.createUser('carol');
   const root = await hearth.createUser('root', { admin: true });
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } });
+  await build.repo(hearth, alice, { name: 'tools' });
   await hearth.call('PUT', '/repos/alice/tools/collaborators/bob', { auth: alice.bearer, body: { permission: 'write' } });
 
   const ownerPerm = await hearth.call('GET', '/repos/alice/tools/collaborators/alice/permission', { auth: alice.bearer });
@@ -90,7 +91,7 @@ test('assignees are writers and the owner; reviewers include readers', async (t)
   const bob = await hearth.createUser('bob');
   const carol = await hearth.createUser('carol');
   const dave = await hearth.createUser('dave');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } });
+  await build.repo(hearth, alice, { name: 'tools' });
   await hearth.call('PUT', '/repos/alice/tools/collaborators/carol', { auth: alice.bearer, body: { permission: 'write' } });
   await hearth.call('PUT', '/repos/alice/tools/collaborators/bob', { auth: alice.bearer, body: { permission: 'admin' } });
   await hearth.call('PUT', '/repos/alice/tools/collaborators/dave', { auth: alice.bearer, body: { permission: 'read' } });
@@ -110,14 +111,12 @@ test('assignees are writers and the owner; reviewers include readers', async (t)
 test('assignees of an organization repository include members of teams with write access to it', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  await hearth.createUser('bob');
-  await hearth.createUser('dave');
-  t.is((await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'acme' } })).status, 201);
-  t.is((await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name: 'r' } })).status, 201);
-  const writers = await hearth.call('POST', '/orgs/acme/teams', { auth: alice.bearer, body: { name: 'devs', permission: 'write', units: ['repo.code', 'repo.issues'], includes_all_repositories: true } });
-  const readers = await hearth.call('POST', '/orgs/acme/teams', { auth: alice.bearer, body: { name: 'readers', permission: 'read', units: ['repo.code'], includes_all_repositories: true } });
-  t.is((await hearth.call('PUT', `/teams/${writers.body.id}/members/bob`, { auth: alice.bearer })).status, 204);
-  t.is((await hearth.call('PUT', `/teams/${readers.body.id}/members/dave`, { auth: alice.bearer })).status, 204);
+  const bob = await hearth.createUser('bob');
+  const dave = await hearth.createUser('dave');
+  const acme = await build.org(hearth, alice, { name: 'acme' });
+  await build.repo(hearth, acme, { name: 'r' });
+  await build.team(hearth, acme, { name: 'devs', permission: 'write', units: ['repo.code', 'repo.issues'], includesAllRepositories: true, members: [bob] });
+  await build.team(hearth, acme, { name: 'readers', permission: 'read', units: ['repo.code'], includesAllRepositories: true, members: [dave] });
   const assignees = await hearth.call('GET', '/repos/acme/r/assignees', { auth: alice.bearer });
   t.is(assignees.status, 200);
   t.deepEqual(assignees.body.map((u: { login: string }) => u.login).sort(), ['alice', 'bob']);

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth } from '../helpers/hearth.js';
 
 /** A key generated once with ssh-keygen, and the fingerprint `ssh-keygen -lf` printed for it. */
@@ -33,7 +34,7 @@ function sshKey(kind: 'ed25519' | 'rsa2048' | 'rsa3072' | 'ecdsa'): string {
 test('add, list, get and delete deploy keys; the fingerprint is OpenSSH\'s', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } });
+  await build.repo(hearth, alice, { name: 'tools' });
 
   const made = await hearth.call('POST', '/repos/alice/tools/keys', { auth: alice.bearer, body: { title: 'ci', key: `${knownKey}\n`, read_only: true } });
   t.is(made.status, 201, JSON.stringify(made.body));
@@ -73,7 +74,7 @@ test('add, list, get and delete deploy keys; the fingerprint is OpenSSH\'s', asy
 test('the same key in two repositories shares its key_id; duplicates in one repository are refused', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  for (const name of ['one', 'two']) await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name } });
+  for (const name of ['one', 'two']) await build.repo(hearth, alice, { name });
   const key = sshKey('ed25519');
   const first = await hearth.call('POST', '/repos/alice/one/keys', { auth: alice.bearer, body: { title: 'deploy', key } });
   const second = await hearth.call('POST', '/repos/alice/two/keys', { auth: alice.bearer, body: { title: 'deploy', key: `${key} other comment` } });
@@ -95,7 +96,7 @@ test('invalid keys, small RSA keys and callers without admin rights are refused'
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } });
+  await build.repo(hearth, alice, { name: 'tools' });
   const ed = sshKey('ed25519');
   const [, blob] = ed.split(' ');
   const bad = [

@@ -2,13 +2,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { okOnDisk } from '../git/git-client.js';
+import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
 
 async function setUp(t: Parameters<typeof startHearth>[0]): Promise<{ hearth: TestHearth; alice: TestUser }> {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  const made = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'proj', auto_init: true } });
-  if (made.status !== 201) throw new Error(JSON.stringify(made.body));
+  await build.repo(hearth, alice, { name: 'proj', autoInit: true });
   return { hearth, alice };
 }
 
@@ -30,7 +30,7 @@ test('name, description, website, private and template change and read back', as
   t.like((await hearth.call('GET', '/repos/alice/renamed')).body, { private: false, template: false, description: '' });
 
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'other' } });
+  await build.repo(hearth, alice, { name: 'other' });
   const taken = await hearth.call('PATCH', '/repos/alice/renamed', { auth: alice.bearer, body: { name: 'OTHER' } });
   t.is(taken.status, 422);
   const caseOnly = await hearth.call('PATCH', '/repos/alice/renamed', { auth: alice.bearer, body: { name: 'Renamed' } });
@@ -71,7 +71,7 @@ test('default_branch must name an existing branch and moves HEAD; an empty repos
   t.is(headOf(hearth, 'alice', 'proj'), 'ref: refs/heads/dev');
   t.is((await hearth.call('PATCH', '/repos/alice/proj', { auth: alice.bearer, body: { default_branch: 'bad..name' } })).status, 422);
 
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'empty' } });
+  await build.repo(hearth, alice, { name: 'empty' });
   const empty = await hearth.call('PATCH', '/repos/alice/empty', { auth: alice.bearer, body: { default_branch: 'trunk' } });
   t.is(empty.body.default_branch, 'trunk');
   t.is(headOf(hearth, 'alice', 'empty'), 'ref: refs/heads/trunk');

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import test from 'ava';
 import { okOnDisk } from '../git/git-client.js';
+import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
 const refsOf = (hearth: TestHearth, owner: string, repo: string): Promise<string> =>
@@ -13,7 +14,7 @@ test('a fork copies the refs and branch rows, points at its parent and counts on
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  const base = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'lib', description: 'the lib', auto_init: true, default_branch: 'trunk' } });
+  const base = await build.repo(hearth, alice, { name: 'lib', description: 'the lib', autoInit: true, defaultBranch: 'trunk' });
   const dir = hearth.deps.git.pathOf('alice', 'lib');
   await okOnDisk(['update-ref', 'refs/heads/feature', 'refs/heads/trunk'], dir);
   await okOnDisk(['tag', 'v1', 'refs/heads/trunk'], dir);
@@ -40,7 +41,7 @@ test('a fork copies the refs and branch rows, points at its parent and counts on
   const parent = await hearth.call('GET', '/repos/alice/lib');
   t.is(parent.body.forks_count, 1);
   const read = await hearth.call('GET', '/repos/bob/lib');
-  t.is(read.body.parent.id, base.body.id);
+  t.is(read.body.parent.id, base.id);
   const forks = await hearth.call('GET', '/repos/alice/lib/forks');
   t.is(forks.status, 200);
   t.is(forks.headers.get('x-total-count'), '1');
@@ -52,7 +53,7 @@ test('one fork per owner; the same name twice is a conflict; a fork can take ano
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'lib', auto_init: true } });
+  await build.repo(hearth, alice, { name: 'lib', autoInit: true });
   t.is((await hearth.call('POST', '/repos/alice/lib/forks', { auth: bob.bearer, body: { name: 'mine' } })).status, 202);
   t.true(existsSync(hearth.deps.git.pathOf('bob', 'mine')));
   const again = await hearth.call('POST', '/repos/alice/lib/forks', { auth: bob.bearer, body: { name: 'second' } });
@@ -79,7 +80,7 @@ test('a private repository can be forked by a reader; the fork stays private and
   const alice = await hearth.createUser('alice');
   const carol = await hearth.createUser('carol');
   const dave = await hearth.createUser('dave');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'secret', private: true, auto_init: true } });
+  await build.repo(hearth, alice, { name: 'secret', private: true, autoInit: true });
   t.is((await hearth.call('POST', '/repos/alice/secret/forks', { auth: carol.bearer, body: {} })).status, 404);
   await hearth.call('PUT', '/repos/alice/secret/collaborators/carol', { auth: alice.bearer, body: { permission: 'read' } });
   const fork = await hearth.call('POST', '/repos/alice/secret/forks', { auth: carol.bearer, body: {} });
@@ -100,7 +101,7 @@ test('an empty repository forks into an empty repository', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'blank' } });
+  await build.repo(hearth, alice, { name: 'blank' });
   const fork = await hearth.call('POST', '/repos/alice/blank/forks', { auth: bob.bearer, body: {} });
   t.is(fork.status, 202, JSON.stringify(fork.body));
   t.true(fork.body.empty);
@@ -112,9 +113,8 @@ test('forking into an organization needs a member who may create repositories th
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: bob.bearer, body: { name: 'tool', auto_init: true } });
-  const org = await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'guild' } });
-  t.is(org.status, 201, JSON.stringify(org.body));
+  await build.repo(hearth, bob, { name: 'tool', autoInit: true });
+  await build.org(hearth, alice, { name: 'guild' });
 
   t.is((await hearth.call('POST', '/repos/bob/tool/forks', { auth: alice.bearer, body: { organization: 'nowhere' } })).status, 422);
   const outsider = await hearth.call('POST', '/repos/bob/tool/forks', { auth: bob.bearer, body: { organization: 'guild' } });

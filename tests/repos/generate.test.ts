@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { gitOnDisk, okOnDisk } from '../git/git-client.js';
+import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
 
 const onePixelPng = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
@@ -29,7 +30,7 @@ const show = async (hearth: TestHearth, owner: string, repo: string, spec: strin
   (await gitOnDisk(['show', spec], hearth.deps.git.pathOf(owner, repo))).stdout;
 
 async function makeTemplate(hearth: TestHearth, alice: TestUser): Promise<number> {
-  const made = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tpl', description: 'a template', auto_init: true, template: true } });
+  const made = await build.repo(hearth, alice, { name: 'tpl', description: 'a template', autoInit: true, template: true });
   await commitFiles(hearth.deps.git.pathOf('alice', 'tpl'), 'main', {
     'README.md': '# $REPO_NAME by ${REPO_OWNER}, from $TEMPLATE_OWNER/$TEMPLATE_NAME: $REPO_NAME_SNAKE $REPO_NAME_PASCAL $REPO_DESCRIPTION $$ $UNKNOWN\n',
     'src/$REPO_NAME_KEBAB.go': 'package $REPO_NAME_LOWER\n',
@@ -37,7 +38,7 @@ async function makeTemplate(hearth: TestHearth, alice: TestUser): Promise<number
     'data/blob.dat': binary,
     '.gitea/template': '# expand these\n*.md\nsrc/**\ndata/*.dat\n',
   });
-  return made.body.id;
+  return made.id;
 }
 
 test('generating takes the template files as one fresh commit with variables expanded, and the chosen parts', async (t) => {
@@ -123,8 +124,8 @@ test('refusals: not a template, nothing selected, someone else as owner, a taken
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
   await makeTemplate(hearth, alice);
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'plain', auto_init: true } });
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'hidden', auto_init: true, template: true, private: true } });
+  await build.repo(hearth, alice, { name: 'plain', autoInit: true });
+  await build.repo(hearth, alice, { name: 'hidden', autoInit: true, template: true, private: true });
 
   const cases: Array<[string, Record<string, unknown>, number, RegExp?]> = [
     ['/repos/alice/plain/generate', { owner: 'bob', name: 'x', git_content: true }, 422, /not a template/],
@@ -153,7 +154,7 @@ test('an organization may be the owner for those who may create repositories in 
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
   await makeTemplate(hearth, alice);
-  await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'guild' } });
+  await build.org(hearth, alice, { name: 'guild' });
   const refused = await hearth.call('POST', '/repos/alice/tpl/generate', { auth: bob.bearer, body: { owner: 'guild', name: 'g', git_content: true } });
   t.is(refused.status, 403);
   const made = await hearth.call('POST', '/repos/alice/tpl/generate', { auth: alice.bearer, body: { owner: 'guild', name: 'g', git_content: true } });

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth } from '../helpers/hearth.js';
 
 const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -9,7 +10,7 @@ const gif = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAE
 test('upload, serve, replace and delete a repository avatar', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } });
+  await build.repo(hearth, alice, { name: 'tools' });
   const dir = path.join(hearth.config.dataDir, 'repo-avatars');
 
   const uploaded = await hearth.call('POST', '/repos/alice/tools/avatar', { auth: alice.bearer, body: { image: png.toString('base64') } });
@@ -40,7 +41,7 @@ test('not an image, too large, bad base64 and callers without admin rights are r
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } });
+  await build.repo(hearth, alice, { name: 'tools' });
 
   const text = await hearth.call('POST', '/repos/alice/tools/avatar', { auth: alice.bearer, body: { image: Buffer.from('hello, world').toString('base64') } });
   t.is(text.status, 422);

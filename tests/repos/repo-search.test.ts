@@ -1,4 +1,5 @@
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
 
 interface World {
@@ -14,15 +15,11 @@ async function world(t: Parameters<typeof startHearth>[0]): Promise<World> {
   const [alice, bob, carol, root] = [
     await hearth.createUser('alice'), await hearth.createUser('bob'), await hearth.createUser('carol'), await hearth.createUser('root', { admin: true }),
   ];
-  const make = async (user: TestUser, body: Record<string, unknown>): Promise<void> => {
-    const answer = await hearth.call('POST', '/user/repos', { auth: user.bearer, body });
-    if (answer.status !== 201) throw new Error(JSON.stringify(answer.body));
-  };
-  await make(alice, { name: 'alpha-tool', description: 'A handy thing' });
-  await make(alice, { name: 'secret', private: true });
-  await make(alice, { name: 'tmpl', template: true });
-  await make(alice, { name: 'old' });
-  await make(bob, { name: 'beta' });
+  await build.repo(hearth, alice, { name: 'alpha-tool', description: 'A handy thing' });
+  await build.repo(hearth, alice, { name: 'secret', private: true });
+  await build.repo(hearth, alice, { name: 'tmpl', template: true });
+  await build.repo(hearth, alice, { name: 'old' });
+  await build.repo(hearth, bob, { name: 'beta' });
   await hearth.call('PATCH', '/repos/alice/old', { auth: alice.bearer, body: { archived: true } });
   await hearth.call('PUT', '/repos/alice/alpha-tool/topics', { auth: alice.bearer, body: { topics: ['cli'] } });
   await hearth.call('PUT', '/repos/alice/secret/collaborators/bob', { auth: alice.bearer, body: { permission: 'read' } });
@@ -55,7 +52,7 @@ test('visibility: private repositories only for those who may read them', async 
   t.deepEqual(secret.permissions, { admin: false, push: false, pull: true });
 
   // public repositories of a limited user: signed-in callers only, and not with private=false (Gitea's rule)
-  await w.hearth.call('POST', '/user/repos', { auth: w.carol.bearer, body: { name: 'shy' } });
+  await build.repo(w.hearth, w.carol, { name: 'shy' });
   await w.hearth.store.db.query(`UPDATE "user" SET visibility = 1 WHERE id = $1`, [w.carol.user.id]);
   t.false((await names(w, '')).includes('carol/shy'));
   t.true((await names(w, '', w.bob)).includes('carol/shy'));
@@ -117,14 +114,11 @@ test('sorting and refusals', async (t) => {
 test('team_id keeps the repositories a team was given', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  t.is((await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'acme' } })).status, 201);
-  for (const name of ['one', 'two']) {
-    t.is((await hearth.call('POST', '/orgs/acme/repos', { auth: alice.bearer, body: { name } })).status, 201);
-  }
-  const team = await hearth.call('POST', '/orgs/acme/teams', { auth: alice.bearer, body: { name: 'devs', permission: 'read', units: ['repo.code'] } });
-  t.is(team.status, 201, JSON.stringify(team.body));
-  t.is((await hearth.call('PUT', `/teams/${team.body.id}/repos/acme/one`, { auth: alice.bearer })).status, 204);
-  const answer = await hearth.call('GET', `/repos/search?team_id=${team.body.id}`, { auth: alice.bearer });
+  const acme = await build.org(hearth, alice, { name: 'acme' });
+  for (const name of ['one', 'two']) await build.repo(hearth, acme, { name });
+  const team = await build.team(hearth, acme, { name: 'devs', permission: 'read', units: ['repo.code'] });
+  t.is((await hearth.call('PUT', `/teams/${team.id}/repos/acme/one`, { auth: alice.bearer })).status, 204);
+  const answer = await hearth.call('GET', `/repos/search?team_id=${team.id}`, { auth: alice.bearer });
   t.deepEqual(answer.body.data.map((r: { full_name: string }) => r.full_name), ['acme/one']);
   t.is(answer.headers.get('x-total-count'), '1');
 });

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth } from '../helpers/hearth.js';
 
 test('create, read, edit, rename and delete a repository; the directory follows the row', async (t) => {
@@ -55,7 +56,7 @@ test('a private repository is 404 to others and visible to its owner', async (t)
   const hearth = await startHearth(t);
   const carol = await hearth.createUser('carol');
   const dave = await hearth.createUser('dave');
-  await hearth.call('POST', '/user/repos', { auth: carol.bearer, body: { name: 'secret', private: true } });
+  await build.repo(hearth, carol, { name: 'secret', private: true });
   t.is((await hearth.call('GET', '/repos/carol/secret', { auth: dave.bearer })).status, 404);
   t.is((await hearth.call('GET', '/repos/carol/secret')).status, 404);
   t.is((await hearth.call('GET', '/repos/carol/secret', { auth: carol.bearer })).status, 200);

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
 async function counts(hearth: TestHearth, repoId: number, userId: number): Promise<{ stars: number; watches: number; userStars: number }> {
@@ -11,7 +12,7 @@ test('star, check, list and unstar; repository and user counters follow', async 
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  const repo = (await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } })).body;
+  const repo = await build.repo(hearth, alice, { name: 'tools' });
 
   t.is((await hearth.call('GET', '/user/starred/alice/tools', { auth: bob.bearer })).status, 404);
   t.is((await hearth.call('PUT', '/user/starred/alice/tools', { auth: bob.bearer })).status, 204);
@@ -42,8 +43,8 @@ test('a private repository: starring needs read access, and others see only publ
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
   const carol = await hearth.createUser('carol');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'secret', private: true } });
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'open' } });
+  await build.repo(hearth, alice, { name: 'secret', private: true });
+  await build.repo(hearth, alice, { name: 'open' });
   t.is((await hearth.call('PUT', '/user/starred/alice/secret', { auth: bob.bearer })).status, 404);
   await hearth.call('PUT', '/repos/alice/secret/collaborators/bob', { auth: alice.bearer, body: { permission: 'read' } });
   t.is((await hearth.call('PUT', '/user/starred/alice/secret', { auth: bob.bearer })).status, 204);
@@ -98,7 +99,7 @@ test('a removed collaborator stops watching; an automatic watch declined stays d
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  const repo = (await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools', private: true } })).body;
+  const repo = await build.repo(hearth, alice, { name: 'tools', private: true });
   await hearth.call('PUT', '/repos/alice/tools/collaborators/bob', { auth: alice.bearer, body: {} });
   t.is((await hearth.call('PUT', '/repos/alice/tools/subscription', { auth: bob.bearer })).status, 200);
   t.is((await counts(hearth, repo.id, bob.user.id)).watches, 2);
@@ -121,8 +122,8 @@ test('deleting a repository or a user keeps the other side of the counters right
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
   const root = await hearth.createUser('root', { admin: true });
-  const tools = (await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } })).body;
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'kit' } });
+  const tools = await build.repo(hearth, alice, { name: 'tools' });
+  await build.repo(hearth, alice, { name: 'kit' });
   for (const name of ['tools', 'kit']) {
     await hearth.call('PUT', `/user/starred/alice/${name}`, { auth: bob.bearer });
     await hearth.call('PUT', `/repos/alice/${name}/subscription`, { auth: bob.bearer });
@@ -141,7 +142,7 @@ test("a user the owner blocks may neither star nor watch, nor become a collabora
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  const repo = (await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } })).body;
+  const repo = await build.repo(hearth, alice, { name: 'tools' });
   await hearth.store.db.query('INSERT INTO user_blocking (blocker_id, blockee_id) VALUES ($1, $2)', [alice.user.id, bob.user.id]);
   t.is((await hearth.call('PUT', '/user/starred/alice/tools', { auth: bob.bearer })).status, 403);
   t.is((await hearth.call('PUT', '/repos/alice/tools/subscription', { auth: bob.bearer })).status, 403);

@@ -1,4 +1,5 @@
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
 async function storedTopics(hearth: TestHearth, name: string): Promise<string[]> {
@@ -14,7 +15,7 @@ async function repoCount(hearth: TestHearth, topic: string): Promise<number | un
 test('replace, add, list and delete topics; names are sanitized and kept on the repository', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } });
+  await build.repo(hearth, alice, { name: 'tools' });
 
   const replaced = await hearth.call('PUT', '/repos/alice/tools/topics', { auth: alice.bearer, body: { topics: [' Go ', 'cli', 'go', '', 'web.dev'] } });
   t.is(replaced.status, 204, JSON.stringify(replaced.body));
@@ -43,7 +44,7 @@ test('invalid topics and too many answer 422 and change nothing', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } });
+  await build.repo(hearth, alice, { name: 'tools' });
   await hearth.call('PUT', '/repos/alice/tools/topics', { auth: alice.bearer, body: { topics: ['keep'] } });
 
   const bad = await hearth.call('PUT', '/repos/alice/tools/topics', { auth: alice.bearer, body: { topics: ['ok', '-dash', 'has space', 'x'.repeat(36)] } });
@@ -70,7 +71,7 @@ test('topic search counts repositories; deleting a repository lowers the count',
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   for (const name of ['one', 'two']) {
-    await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name } });
+    await build.repo(hearth, alice, { name });
   }
   await hearth.call('PUT', '/repos/alice/one/topics', { auth: alice.bearer, body: { topics: ['golang', 'go-tools'] } });
   await hearth.call('PUT', '/repos/alice/two/topics', { auth: alice.bearer, body: { topics: ['golang'] } });

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
 const sql = async <T = Record<string, unknown>>(hearth: TestHearth, text: string, params: unknown[] = []): Promise<T[]> =>
@@ -9,7 +10,7 @@ test('a transfer to another user waits for them; accepting moves the row, the di
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  const made = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'proj', private: true, auto_init: true } });
+  const made = await build.repo(hearth, alice, { name: 'proj', private: true, autoInit: true });
   t.is((await hearth.call('GET', '/repos/alice/proj', { auth: bob.bearer })).status, 404);
 
   const started = await hearth.call('POST', '/repos/alice/proj/transfer', { auth: alice.bearer, body: { new_owner: 'bob' } });
@@ -27,7 +28,7 @@ test('a transfer to another user waits for them; accepting moves the row, the di
 
   const accepted = await hearth.call('POST', '/repos/alice/proj/transfer/accept', { auth: bob.bearer });
   t.is(accepted.status, 202, JSON.stringify(accepted.body));
-  t.like(accepted.body, { id: made.body.id, full_name: 'bob/proj', repo_transfer: null, private: true });
+  t.like(accepted.body, { id: made.id, full_name: 'bob/proj', repo_transfer: null, private: true });
   t.is(accepted.body.owner.login, 'bob');
   t.false(existsSync(hearth.deps.git.pathOf('alice', 'proj')));
   t.true(existsSync(hearth.deps.git.pathOf('bob', 'proj')));
@@ -48,7 +49,7 @@ test('only the recipient accepts or rejects; rejecting leaves the repository whe
   const alice = await hearth.createUser('alice');
   const carol = await hearth.createUser('carol');
   const dave = await hearth.createUser('dave');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'proj' } });
+  await build.repo(hearth, alice, { name: 'proj' });
   t.is((await hearth.call('POST', '/repos/alice/proj/transfer/accept', { auth: carol.bearer })).status, 404, 'nothing pending');
   await hearth.call('POST', '/repos/alice/proj/transfer', { auth: alice.bearer, body: { new_owner: 'carol' } });
   t.is((await hearth.call('POST', '/repos/alice/proj/transfer/accept', { auth: dave.bearer })).status, 403);
@@ -67,8 +68,8 @@ test('a name the recipient already uses is refused when starting and when accept
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'proj', auto_init: true } });
-  await hearth.call('POST', '/user/repos', { auth: bob.bearer, body: { name: 'PROJ' } });
+  await build.repo(hearth, alice, { name: 'proj', autoInit: true });
+  await build.repo(hearth, bob, { name: 'PROJ' });
   const clash = await hearth.call('POST', '/repos/alice/proj/transfer', { auth: alice.bearer, body: { new_owner: 'bob' } });
   t.is(clash.status, 422);
   t.deepEqual(await sql(hearth, 'SELECT * FROM repo_transfer'), []);
@@ -91,7 +92,7 @@ test('an administrator transfers at once; the redirect and the directory follow'
   const root = await hearth.createUser('root', { admin: true });
   const alice = await hearth.createUser('alice');
   await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'proj', auto_init: true } });
+  await build.repo(hearth, alice, { name: 'proj', autoInit: true });
   await hearth.call('PUT', '/repos/alice/proj/collaborators/bob', { auth: alice.bearer, body: { permission: 'write' } });
   const moved = await hearth.call('POST', '/repos/alice/proj/transfer', { auth: root.bearer, body: { new_owner: 'bob' } });
   t.is(moved.status, 202, JSON.stringify(moved.body));
@@ -107,24 +108,23 @@ test('transfers to organizations: direct for those who may create there, pending
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/orgs', { auth: alice.bearer, body: { username: 'guild' } });
-  await hearth.call('POST', '/orgs', { auth: bob.bearer, body: { username: 'other' } });
-  const team = await hearth.call('POST', '/orgs/guild/teams', { auth: alice.bearer, body: { name: 'devs', permission: 'write', units: ['repo.code'] } });
-  t.is(team.status, 201, JSON.stringify(team.body));
-  const foreign = await hearth.call('POST', '/orgs/other/teams', { auth: bob.bearer, body: { name: 'ops', permission: 'read', units: ['repo.code'] } });
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'app' } });
+  const guild = await build.org(hearth, alice, { name: 'guild' });
+  const other = await build.org(hearth, bob, { name: 'other' });
+  const team = await build.team(hearth, guild, { name: 'devs', permission: 'write', units: ['repo.code'] });
+  const foreign = await build.team(hearth, other, { name: 'ops', permission: 'read', units: ['repo.code'] });
+  await build.repo(hearth, alice, { name: 'app' });
 
-  t.is((await hearth.call('POST', '/repos/alice/app/transfer', { auth: alice.bearer, body: { new_owner: 'bob', team_ids: [team.body.id] } })).status, 422);
-  t.is((await hearth.call('POST', '/repos/alice/app/transfer', { auth: alice.bearer, body: { new_owner: 'guild', team_ids: [foreign.body.id] } })).status, 403);
+  t.is((await hearth.call('POST', '/repos/alice/app/transfer', { auth: alice.bearer, body: { new_owner: 'bob', team_ids: [team.id] } })).status, 422);
+  t.is((await hearth.call('POST', '/repos/alice/app/transfer', { auth: alice.bearer, body: { new_owner: 'guild', team_ids: [foreign.id] } })).status, 403);
   t.is((await hearth.call('POST', '/repos/alice/app/transfer', { auth: alice.bearer, body: { new_owner: 'guild', team_ids: [999999] } })).status, 422);
 
-  const direct = await hearth.call('POST', '/repos/alice/app/transfer', { auth: alice.bearer, body: { new_owner: 'guild', team_ids: [team.body.id] } });
+  const direct = await hearth.call('POST', '/repos/alice/app/transfer', { auth: alice.bearer, body: { new_owner: 'guild', team_ids: [team.id] } });
   t.is(direct.status, 202, JSON.stringify(direct.body));
   t.is(direct.body.full_name, 'guild/app');
   const teamRepos = await sql<{ team_id: number }>(hearth, 'SELECT team_id FROM team_repo WHERE repo_id = $1', [direct.body.id]);
-  t.deepEqual(teamRepos.map((r) => r.team_id), [team.body.id]);
+  t.deepEqual(teamRepos.map((r) => r.team_id), [team.id]);
 
-  await hearth.call('POST', '/user/repos', { auth: bob.bearer, body: { name: 'gift' } });
+  await build.repo(hearth, bob, { name: 'gift' });
   const pending = await hearth.call('POST', '/repos/bob/gift/transfer', { auth: bob.bearer, body: { new_owner: 'guild' } });
   t.is(pending.status, 201, JSON.stringify(pending.body));
   t.is(pending.body.repo_transfer.recipient.login, 'guild');

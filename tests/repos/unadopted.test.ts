@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { okOnDisk } from '../git/git-client.js';
+import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
 /** A bare repository put on disk behind Hearth's back, optionally with one commit on `branch`. */
@@ -29,7 +30,7 @@ test('unadopted directories are listed, filtered and paged; only administrators 
   const hearth = await startHearth(t);
   const root = await hearth.createUser('root', { admin: true });
   const alice = await hearth.createUser('alice');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'real' } });
+  await build.repo(hearth, alice, { name: 'real' });
   await plant(hearth, 'alice', 'orphan', 'dev');
   await plant(hearth, 'alice', 'empty-one');
   await plant(hearth, 'alice', 'thing.wiki');
@@ -87,7 +88,7 @@ test('deleting unadopted files removes only directories no repository claims', a
   const hearth = await startHearth(t);
   const root = await hearth.createUser('root', { admin: true });
   const alice = await hearth.createUser('alice');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'real' } });
+  await build.repo(hearth, alice, { name: 'real' });
   const orphan = await plant(hearth, 'alice', 'orphan', 'main');
 
   t.is((await hearth.call('DELETE', '/admin/unadopted/alice/real', { auth: root.bearer })).status, 404);

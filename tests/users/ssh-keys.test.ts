@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import test from 'ava';
+import { build } from '../helpers/build.js';
 import { startHearth } from '../helpers/hearth.js';
 
 /** A key generated once with ssh-keygen, and the fingerprint `ssh-keygen -lf` printed for it. */
@@ -75,7 +76,7 @@ test('a key belongs to one user or to deploy keys, titles are unique per user, a
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tools' } });
+  await build.repo(hearth, alice, { name: 'tools' });
 
   t.is((await hearth.call('POST', '/user/keys', { auth: alice.bearer, body: { title: 'laptop', key: knownKey } })).status, 201);
   const again = await hearth.call('POST', '/user/keys', { auth: bob.bearer, body: { title: 'mine', key: knownKey.replace('alice@laptop', 'bob') } });

@@ -1,6 +1,6 @@
 import type { BranchSyncPayload } from '../../../jobs/catalogue.js';
 import type { Tx } from '../../data-source.js';
-import { emit } from '../../events.js';
+import { emit } from '../../events/emit.js';
 import type { HeadCommit } from '../../git/commit-fields.js';
 import type { GitRepo } from '../../git/repo.js';
 import type { GitStore } from '../../git/store.js';
