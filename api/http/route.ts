@@ -64,15 +64,8 @@ export interface Context<B = unknown, Q = unknown, I extends string = string, Si
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
 type Paging = { page?: number; limit?: number };
 
-/**
- * A route as it is declared: Gitea's path and operation, its guards, zod schemas for body and query (the handler's
- * types are inferred from them), path parameters that are numeric ids, `paginated`, and a short handler.
- */
-export interface RouteSpec<
-  BS extends z.ZodType | undefined, QS extends z.ZodObject | undefined, I extends string,
-  S extends boolean, A extends boolean, BO extends boolean, R extends RepoGuard | undefined,
-  O extends OrgGuard | undefined, T extends TeamGuard | undefined, P extends boolean,
-> {
+/** What every declaration names: Gitea's path and operation, and the answers it documents. */
+interface Operation {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head';
   /** Gitea's path, with `{param}` placeholders, relative to /api/v1. */
   path: string;
@@ -82,6 +75,18 @@ export interface RouteSpec<
   summary: string;
   tag: string;
   deprecated?: boolean;
+  responses: Record<number, string>;
+}
+
+/**
+ * A route as it is declared: Gitea's path and operation, its guards, zod schemas for body and query (the handler's
+ * types are inferred from them), path parameters that are numeric ids, `paginated`, and a short handler.
+ */
+export interface RouteSpec<
+  BS extends z.ZodType | undefined, QS extends z.ZodObject | undefined, I extends string,
+  S extends boolean, A extends boolean, BO extends boolean, R extends RepoGuard | undefined,
+  O extends OrgGuard | undefined, T extends TeamGuard | undefined, P extends boolean,
+> extends Operation {
   scope: Scope | null;
   signedIn?: S;
   admin?: A;
@@ -95,7 +100,6 @@ export interface RouteSpec<
   query?: QS;
   /** Adds `page` and `limit` to the query and the OpenAPI document, and `page` and `list` to the context. */
   paginated?: P;
-  responses: Record<number, string>;
   handle(ctx: Context<
     Parsed<BS>,
     (QS extends z.ZodObject ? z.output<QS> : Record<string, never>) & (P extends true ? Paging : unknown),
@@ -109,19 +113,11 @@ export interface RouteSpec<
 }
 
 /** A declaration with its types erased, as the router and the OpenAPI document read it. */
-export interface RouteDefinition extends Guards {
-  method: RouteSpec<undefined, undefined, string, boolean, boolean, boolean, undefined, undefined, undefined, boolean>['method'];
-  path: string;
-  rest?: string;
-  operationId: string;
-  summary: string;
-  tag: string;
-  deprecated?: boolean;
+export interface RouteDefinition extends Guards, Operation {
   ids?: readonly string[];
   body?: z.ZodType;
   query?: z.ZodObject;
   paginated?: boolean;
-  responses: Record<number, string>;
   handle(ctx: Context): Promise<Reply>;
 }
 

@@ -5,6 +5,7 @@ import {
   resolveCommitRef, resolveStatusSha, type CommitStatusRow,
 } from '../../../db/models/code/commit-statuses.js';
 import { loadCommitStatusViews } from '../../../db/views/commit-statuses.js';
+import type { RepoRow } from '../../../db/models/repos/repo-row.js';
 import type { Deps } from '../../deps.js';
 import { created, ok, route } from '../../http/route.js';
 import type { LoadedRepo } from '../../context/repo.js';
@@ -29,6 +30,18 @@ async function renderStatuses(deps: Deps, loaded: LoadedRepo, rows: CommitStatus
   return (await loadCommitStatusViews(deps.db, rows)).map((view) => renderCommitStatus(view, loaded, deps.config));
 }
 
+/** The two status lists differ only in how the path names the commit. */
+function listRoute(path: string, operationId: string, summary: string, commitOf: (deps: Deps, repo: RepoRow, params: Record<string, string>) => Promise<string>) {
+  return route({
+    method: 'get', path, operationId, summary, tag: 'repository',
+    scope: 'read:repository', repo: codeReader, query: listQuery, paginated: true, responses: { 200: 'CommitStatusList', 400: 'error' },
+    handle: async ({ deps, repo, params, query, page, list }) => {
+      const { rows, total } = await listCommitStatuses(deps.db, repo.repo.id, await commitOf(deps, repo.repo, params), query, page);
+      return list(await renderStatuses(deps, repo, rows), total);
+    },
+  });
+}
+
 export const commitStatusRoutes = [
   route({
     method: 'post', path: '/repos/{owner}/{repo}/statuses/{sha}', operationId: 'repoCreateStatus', summary: 'Create a commit status', tag: 'repository',
@@ -39,25 +52,10 @@ export const commitStatusRoutes = [
       return created(renderCommitStatus({ status: row, creator: doer }, repo, deps.config));
     },
   }),
-  route({
-    method: 'get', path: '/repos/{owner}/{repo}/statuses/{sha}', operationId: 'repoListStatuses', summary: "Get a commit's statuses", tag: 'repository',
-    scope: 'read:repository', repo: codeReader, query: listQuery, paginated: true, responses: { 200: 'CommitStatusList', 400: 'error' },
-    handle: async ({ deps, repo, params, query, page, list }) => {
-      const sha = await resolveStatusSha(deps.git, repo.repo, params.sha);
-      const { rows, total } = await listCommitStatuses(deps.db, repo.repo.id, sha, query, page);
-      return list(await renderStatuses(deps, repo, rows), total);
-    },
-  }),
-  route({
-    method: 'get', path: '/repos/{owner}/{repo}/commits/{ref}/statuses', operationId: 'repoListStatusesByRef',
-    summary: "Get a commit's statuses, by branch/tag/commit reference", tag: 'repository',
-    scope: 'read:repository', repo: codeReader, query: listQuery, paginated: true, responses: { 200: 'CommitStatusList', 400: 'error' },
-    handle: async ({ deps, repo, params, query, page, list }) => {
-      const sha = await resolveCommitRef(deps.git, repo.repo, params.ref);
-      const { rows, total } = await listCommitStatuses(deps.db, repo.repo.id, sha, query, page);
-      return list(await renderStatuses(deps, repo, rows), total);
-    },
-  }),
+  listRoute('/repos/{owner}/{repo}/statuses/{sha}', 'repoListStatuses', "Get a commit's statuses", (deps, repo, params) =>
+    resolveStatusSha(deps.git, repo, params.sha)),
+  listRoute('/repos/{owner}/{repo}/commits/{ref}/statuses', 'repoListStatusesByRef', "Get a commit's statuses, by branch/tag/commit reference",
+    (deps, repo, params) => resolveCommitRef(deps.git, repo, params.ref)),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/commits/{ref}/status', operationId: 'repoGetCombinedStatusByRef',
     summary: "Get a commit's combined status, by branch/tag/commit reference", tag: 'repository',
