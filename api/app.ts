@@ -2,6 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { authenticate } from './auth/authenticate.js';
 import { sudo } from './auth/sudo.js';
 import type { Deps } from './deps.js';
+import { assertUtf8, refuseDeepBodies } from './http/body-checks.js';
 import { apiNotFound, errorHandler } from './http/errors.js';
 import { mountRoutes } from './http/mount.js';
 import { openApiDocument } from './openapi.js';
@@ -35,7 +36,8 @@ export function createApp(deps: Deps): Express {
   const api = express.Router();
   // Gitea reads the body of /markdown/raw as it comes, whatever its content type says.
   api.use('/markdown/raw', express.text({ limit: '10mb', type: () => true }));
-  api.use(express.json({ limit: '10mb', type: ['application/json', 'text/plain'] }));
+  api.use(express.json({ limit: '10mb', type: ['application/json', 'text/plain'], verify: assertUtf8 }));
+  api.use(refuseDeepBodies);
   api.use(authenticate(deps));
   api.use(sudo(deps));
   api.use(mountRoutes(apiRoutes, deps));

@@ -8,7 +8,7 @@ import { loadGuardedOrg, loadGuardedTeam } from '../context/org.js';
 import { loadGuardedRepo } from '../context/repo.js';
 import type { Deps } from '../deps.js';
 import { parseIds } from './ids.js';
-import { pageOf, paged, paginationQuery } from './pagination.js';
+import { linkBaseOf, pageOf, paged, paginationQuery } from './pagination.js';
 import type { Guards, RouteDefinition } from './route.js';
 
 /** `{param}` → `:param` (and the `rest` parameter → `*param`), so the declaration keeps Gitea's spelling. */
@@ -40,7 +40,7 @@ export function mountRoutes(routes: RouteDefinition[], deps: Deps): Router {
         const team = definition.team && (await loadGuardedTeam(deps, caller, ids.id, definition.team));
         const parsedQuery = query ? parse(query, req.query, 'query') : {};
         const page = definition.paginated ? pageOf(parsedQuery as { page?: number; limit?: number }) : undefined;
-        const url = new URL(req.originalUrl, deps.config.rootUrl).toString();
+        const url = linkBaseOf(req.originalUrl, deps.config.rootUrl);
         const reply = await definition.handle({
           body: definition.body ? parse(definition.body, req.body ?? {}, 'body') : undefined,
           query: parsedQuery,

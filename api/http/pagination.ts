@@ -22,6 +22,13 @@ export function pageOf(query: { page?: number; limit?: number }): Page {
   return { page, limit, offset: (page - 1) * limit };
 }
 
+/** The request's address as Link headers repeat it: the credentials of query authentication are left out. */
+export function linkBaseOf(originalUrl: string, rootUrl: string): string {
+  const url = new URL(originalUrl, rootUrl);
+  for (const credential of ['token', 'access_token']) url.searchParams.delete(credential);
+  return url.toString();
+}
+
 /** A list answer with X-Total-Count and a Link header (next, last, first, prev) as Gitea sends them. */
 export function paged(items: unknown[], total: number, page: Page, url: string): Reply {
   const last = Math.max(1, Math.ceil(total / page.limit));

@@ -1,0 +1,26 @@
+import { isUtf8 } from 'node:buffer';
+import type { NextFunction, Request, Response } from 'express';
+import { badRequest } from '../../db/errors.js';
+
+/** Gitea's request shapes nest a few levels; anything much deeper is refused before validation walks it. */
+export const maxBodyDepth = 20;
+
+/** For express.json's `verify`: a body that is not UTF-8 is refused instead of decoded with replacement characters. */
+export function assertUtf8(_req: Request, _res: Response, body: Buffer): void {
+  if (!isUtf8(body)) throw badRequest('request body is not valid UTF-8');
+}
+
+/** Refuses a parsed JSON body nested deeper than maxBodyDepth, walking it without recursion. */
+export function refuseDeepBodies(req: Request, _res: Response, next: NextFunction): void {
+  const pending: Array<[unknown, number]> = [[req.body, 1]];
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop()!;
+    if (!value || typeof value !== 'object') continue;
+    if (depth > maxBodyDepth) {
+      next(badRequest(`request body nests deeper than ${maxBodyDepth} levels`));
+      return;
+    }
+    for (const item of Object.values(value)) if (item && typeof item === 'object') pending.push([item, depth + 1]);
+  }
+  next();
+}
