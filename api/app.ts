@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { authenticate } from './auth/authenticate.js';
 import { sudo } from './auth/sudo.js';
 import type { Deps } from './deps.js';
-import { assertUtf8, refuseDeepBodies } from './http/body-checks.js';
+import { assertUtf8, mergeRepeatedSlashes, refuseDeepBodies } from './http/request-checks.js';
 import { apiNotFound, errorHandler } from './http/errors.js';
 import { mountRoutes } from './http/mount.js';
 import { openApiDocument } from './openapi.js';
@@ -19,6 +19,7 @@ export function createApp(deps: Deps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.use(requestLog(deps));
+  app.use(mergeRepeatedSlashes);
 
   app.get('/api/healthz', async (_req, res) => {
     try {

@@ -57,7 +57,7 @@ export function renderAttachment(attachment: AttachmentRow, { rootUrl }: RenderC
 /** Gitea's stand-in for a deleted account. */
 function renderGhost({ rootUrl }: RenderContext): ApiUser {
   return {
-    id: -1, login: 'Ghost', login_name: '', source_id: 0, full_name: '', email: `ghost@noreply.${new URL(rootUrl).hostname}`,
+    id: -1, login: 'Ghost', username: 'Ghost', login_name: '', source_id: 0, full_name: '', email: `ghost@noreply.${new URL(rootUrl).hostname}`,
     avatar_url: `${rootUrl}assets/img/avatar_default.png`, html_url: `${rootUrl}Ghost`, language: '', is_admin: false,
     last_login: iso(null), created: iso(null), restricted: false, active: false, prohibit_login: false, location: '',
     website: '', description: '', visibility: 'public', followers_count: 0, following_count: 0, starred_repos_count: 0,

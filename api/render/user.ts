@@ -9,6 +9,8 @@ import { iso } from './time.js';
 export interface ApiUser {
   id: number;
   login: string;
+  /** Gitea sends the login again under this name for older clients, although its API description leaves it out. */
+  username: string;
   login_name: string;
   source_id: number;
   full_name: string;
@@ -52,6 +54,7 @@ export function renderUser(user: UserRow, viewer: UserRow | null, { rootUrl }: R
   return {
     id: user.id,
     login: user.name,
+    username: user.name,
     login_name: authed ? user.login_name : '',
     source_id: authed ? user.login_source : 0,
     full_name: user.full_name,

@@ -24,3 +24,11 @@ export function refuseDeepBodies(req: Request, _res: Response, next: NextFunctio
   }
   next();
 }
+
+/** `//api/v1/version` is `/api/v1/version`: clients configured with a trailing slash on the base URL send such paths. */
+export function mergeRepeatedSlashes(req: Request, _res: Response, next: NextFunction): void {
+  const query = req.url.indexOf('?');
+  const path = query === -1 ? req.url : req.url.slice(0, query);
+  if (path.includes('//')) req.url = path.replace(/\/{2,}/g, '/') + (query === -1 ? '' : req.url.slice(query));
+  next();
+}
