@@ -42,7 +42,7 @@ export function mountRoutes(routes: RouteDefinition[], deps: Deps): Router {
         const page = definition.paginated ? pageOf(parsedQuery as { page?: number; limit?: number }) : undefined;
         const url = linkBaseOf(req.originalUrl, deps.config.rootUrl);
         const reply = await definition.handle({
-          body: definition.body ? parse(definition.body, req.body ?? {}, 'body') : undefined,
+          body: definition.body ? parse(definition.body, withoutNulls(req.body ?? {}), 'body') : undefined,
           query: parsedQuery,
           params,
           ids,
@@ -95,6 +95,13 @@ function bySpecificity(routes: RouteDefinition[]): RouteDefinition[] {
     return a.length - b.length;
   };
   return [...routes].sort((a, b) => compare(shape(a), shape(b)));
+}
+
+/** Gitea's decoder reads a JSON `null` as "not given": such fields are dropped before validation (bodies are at most 20 levels deep). */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([, item]) => item !== null).map(([key, item]) => [key, withoutNulls(item)]));
 }
 
 /** PostgreSQL text cannot hold NUL; such input is refused before it reaches a query. */

@@ -23,3 +23,40 @@ test('repeated slashes in a path are merged, as clients with a trailing slash on
   t.is(me.status, 200);
   t.is((await me.json()).login, 'alice');
 });
+
+test('a JSON null in a body means "not given", as Gitea decodes it', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const body = { name: 'nulls', description: null, gitignores: null, license: null, issue_labels: null, readme: null, auto_init: null, private: null };
+  const answer = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body });
+  t.is(answer.status, 201, JSON.stringify(answer.body));
+  t.is(answer.body.description, '');
+  t.false(answer.body.private);
+  const edited = await hearth.call('PATCH', '/repos/alice/nulls', { auth: alice.bearer, body: { description: 'kept', website: null } });
+  t.is(edited.status, 200);
+  t.is((await hearth.call('PATCH', '/repos/alice/nulls', { auth: alice.bearer, body: { description: null } })).body.description, 'kept');
+});
+
+test('a team permission Gitea does not know is read as none, not refused', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  await build.org(hearth, alice, { name: 'acme' });
+  for (const permission of ['owner', 'bogus']) {
+    const answer = await hearth.call('POST', '/orgs/acme/teams', { auth: alice.bearer, body: { name: `t-${permission}`, permission, units: ['repo.code'] } });
+    t.is(answer.status, 201, JSON.stringify(answer.body));
+    t.is(answer.body.permission, 'none');
+    t.is(answer.body.units_map['repo.code'], 'none');
+  }
+});
+
+test("an accepted transfer appears in the repository's feed as transfer_repo with the old full name", async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const bob = await hearth.createUser('bob');
+  await build.repo(hearth, alice, { name: 'proj' });
+  t.is((await hearth.call('POST', '/repos/alice/proj/transfer', { auth: alice.bearer, body: { new_owner: 'bob' } })).status, 201);
+  t.is((await hearth.call('POST', '/repos/alice/proj/transfer/accept', { auth: bob.bearer })).status, 202);
+  const feed = await hearth.call('GET', '/repos/bob/proj/activities/feeds', { auth: bob.bearer });
+  t.is(feed.status, 200);
+  t.like(feed.body.find((entry: { op_type: string }) => entry.op_type === 'transfer_repo'), { content: 'alice/proj', act_user: { login: 'alice' } });
+});

@@ -26,7 +26,8 @@ const unitsMap = z.record(z.string(), z.string());
 const teamFields = {
   description: z.string().max(255).optional(),
   includes_all_repositories: z.boolean().optional(),
-  permission: z.enum(['read', 'write', 'admin']).optional(),
+  // Gitea reads a permission it does not know as none
+  permission: z.enum(['none', 'read', 'write', 'admin']).optional().catch('none'),
   units: z.array(z.string()).optional(),
   units_map: unitsMap.optional(),
   can_create_org_repo: z.boolean().optional(),

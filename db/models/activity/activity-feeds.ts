@@ -14,6 +14,7 @@ export interface FeedReading<K extends EventKind> {
 const readings = {
   'repository.created': { opType: 'create_repo', content: () => '' },
   'repository.renamed': { opType: 'rename_repo', content: (payload) => payload.previous.name },
+  'repository.transferred': { opType: 'transfer_repo', content: (payload) => `${payload.previous.owner}/${payload.name}` },
 } satisfies { [K in EventKind]?: FeedReading<K> };
 
 export type FeedKind = keyof typeof readings;

@@ -152,7 +152,7 @@ export async function findTeamByName(db: Queryable, orgId: number, name: string)
 export interface TeamInput {
   name?: string;
   description?: string;
-  permission?: 'read' | 'write' | 'admin';
+  permission?: 'none' | 'read' | 'write' | 'admin';
   includes_all_repositories?: boolean;
   can_create_org_repo?: boolean;
   units?: string[];
