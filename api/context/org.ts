@@ -16,7 +16,7 @@ export interface TeamGuard {
 }
 
 /** The organization a path names, if the caller may see it; missing and invisible answer the same 404. */
-export async function loadOrg(deps: Deps, caller: Caller, name: string): Promise<OrgRow> {
+async function loadOrg(deps: Deps, caller: Caller, name: string): Promise<OrgRow> {
   const org = await findOrgByName(deps.db, name);
   if (!org || !(await canSeeOrg(deps.db, caller.user, org))) throw notFound(`organization ${name} does not exist`);
   return org;
@@ -37,7 +37,7 @@ export async function requireOrgOwner(deps: Deps, caller: Caller, org: OrgRow): 
 }
 
 /** reqOrgMembership with an organization in the path. */
-export async function requireOrgMember(deps: Deps, caller: Caller, org: OrgRow): Promise<UserRow> {
+async function requireOrgMember(deps: Deps, caller: Caller, org: OrgRow): Promise<UserRow> {
   const doer = signedIn(caller);
   if (!doer.is_admin && !(await isOrgMember(deps.db, org.id, doer.id))) throw forbidden('Must be an organization member');
   return doer;

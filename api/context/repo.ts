@@ -44,7 +44,7 @@ export async function loadRepo(deps: Deps, caller: Caller, ownerName: string, re
   return readable(deps, caller, repo, `repository ${ownerName}/${repoName} does not exist`);
 }
 
-export async function loadRepoById(deps: Deps, caller: Caller, id: number): Promise<LoadedRepo> {
+async function loadRepoById(deps: Deps, caller: Caller, id: number): Promise<LoadedRepo> {
   const repo = await findRepoById(deps.db, id);
   if (!repo) throw notFound();
   return readable(deps, caller, repo);

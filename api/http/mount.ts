@@ -51,7 +51,7 @@ export function mountRoutes(routes: RouteDefinition[], deps: Deps): Router {
           org,
           team,
           page,
-          list: (items, total) => paged(items, total, page ?? pageOf({}), url),
+          list: (items, total, of) => paged(items, total, of ?? page ?? pageOf({}), url),
           url,
           caller,
           deps,

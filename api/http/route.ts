@@ -51,8 +51,8 @@ export interface Context<B = unknown, Q = unknown, I extends string = string, Si
   team: T;
   /** `page` and `limit` of a `paginated` route, with Gitea's defaults and cap applied. */
   page: P;
-  /** A page of a list: the items with `X-Total-Count` and a `Link` header. */
-  list(items: unknown[], total: number): Reply;
+  /** A page of a list: the items with `X-Total-Count` and a `Link` header; `of` when the route pages other than asked. */
+  list(items: unknown[], total: number, of?: Page): Reply;
   /** The absolute address of this request (for Link headers). */
   url: string;
   caller: Caller;

@@ -7,7 +7,7 @@ import { maxBlobContentSize } from '../../../db/models/code/contents.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
 import { loadCommitViews } from '../../../db/views/commits.js';
 import type { Deps } from '../../deps.js';
-import { paged, type Page } from '../../http/pagination.js';
+import type { Page } from '../../http/pagination.js';
 import { ok, route } from '../../http/route.js';
 import type { LoadedRepo } from '../../context/repo.js';
 import {
@@ -211,7 +211,7 @@ export const gitDataRoutes = [
     method: 'get', path: '/repos/{owner}/{repo}/commits', operationId: 'repoGetAllCommits', summary: 'Get a list of all commits from a repository',
     tag: 'repository', scope: 'read:repository', repo: {}, query: commitsQuery, paginated: true,
     responses: { 200: 'CommitList', 404: 'notFound', 409: 'EmptyRepository' },
-    handle: async ({ deps, repo, doer, query, page: asked, url }) => {
+    handle: async ({ deps, repo, doer, query, page: asked, list }) => {
       const view = openGitView(deps, repo);
       if (!(await view.reader.hasBranches())) throw conflict('Git Repository is empty.');
       const { sha, path, not } = query;
@@ -226,7 +226,7 @@ export const gitDataRoutes = [
       if (path && total === 0) throw notFound(`no commits touch ${path}`);
       const ids = await view.reader.log({ ...range, skip: page.offset, max: page.limit });
       const commits = await renderCommits(deps, view, doer, await view.reader.objects.readCommits(ids), commitOptionsOf(query));
-      const reply = paged(commits, total, page, url);
+      const reply = list(commits, total, page);
       const pageCount = Math.ceil(total / page.limit);
       reply.headers = {
         ...reply.headers,
