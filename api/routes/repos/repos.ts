@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
 import { editRepository } from '../../../db/models/repos/repo-edit.js';
-import { createRepository, deleteRepository, listOwnedRepos } from '../../../db/models/repos/repos.js';
-import { getIndividualByName } from '../../../db/models/users/users.js';
+import { createRepository, deleteRepository, listOwnedRepos, listReposOfMember } from '../../../db/models/repos/repos.js';
+import { getOwnerByName } from '../../../db/models/users/users.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
 import { loadUser } from '../../context/user.js';
 import { renderRepos } from '../../context/repo.js';
@@ -67,13 +67,13 @@ export const repoRoutes = [
     method: 'post', path: '/admin/users/{username}/repos', operationId: 'adminCreateRepo', summary: 'Create a repository on behalf of a user', tag: 'admin',
     scope: 'write:admin', admin: true, body: createRepoBody,
     responses: { 201: 'Repository', 400: 'error', 403: 'forbidden', 404: 'notFound', 409: 'error', 422: 'validationError' },
-    handle: async ({ deps, doer, body, params }) => createAndRender(deps, await getIndividualByName(deps.db, params.username), doer, body),
+    handle: async ({ deps, doer, body, params }) => createAndRender(deps, await getOwnerByName(deps.db, params.username), doer, body),
   }),
   route({
     method: 'get', path: '/user/repos', operationId: 'userCurrentListRepos', summary: 'List the repos that the authenticated user owns', tag: 'user',
     scope: 'read:repository', signedIn: true, paginated: true, responses: { 200: 'RepositoryList' },
     handle: async ({ deps, doer, page, list }) => {
-      const { repos, total } = await listOwnedRepos(deps.db, doer, doer, page);
+      const { repos, total } = await listReposOfMember(deps.db, doer, page);
       return list(await renderRepos(deps, repos, doer), total);
     },
   }),

@@ -6,11 +6,11 @@ import { selectPage, updateRow, type PageWindow, type RowChanges } from '../../s
 import type { BlobStore } from '../../blob-store.js';
 import type { GitRepo, NewTreeEntry } from '../../git/repo.js';
 import type { GitStore } from '../../git/store.js';
-import { readableReposCondition } from '../access.js';
+import { grantedAccessCondition, readableReposCondition } from '../access.js';
 import { createLabel } from '../orgs/labels.js';
 import { combineGitignores, fillLicense, findLabelTemplate, findLicense, readmeNames, renderReadme } from './repo-templates-data/index.js';
 import type { RepoRow } from './repo-row.js';
-import type { UserRow } from '../users/user-row.js';
+import { visibilities, type UserRow } from '../users/user-row.js';
 import { watchRepository } from './watches.js';
 
 const reservedRepoNames = new Set(['.', '..', '-']);
@@ -67,6 +67,18 @@ export async function findRedirect(db: Queryable, ownerName: string, repoName: s
 export async function listOwnedRepos(db: Queryable, owner: UserRow, viewer: UserRow | null, page: PageWindow): Promise<{ repos: RepoRow[]; total: number }> {
   const from = `repository r WHERE r.owner_id = $1 AND ${readableReposCondition('r', '$2')}`;
   const { rows, total } = await selectPage<RepoRow>(db, { select: 'r.*', from, params: [owner.id, viewer?.id ?? null], orderBy: 'r.lower_name', page });
+  return { repos: rows, total };
+}
+
+/**
+ * Gitea's ListMyRepos: the repositories `user` owns, those granted to them (collaboration, a team, an owners
+ * team), and the public repositories of the private organizations they belong to.
+ */
+export async function listReposOfMember(db: Queryable, user: UserRow, page: PageWindow): Promise<{ repos: RepoRow[]; total: number }> {
+  const from = `repository r WHERE (r.owner_id = $1 OR ${grantedAccessCondition('r', '$1')}
+    OR (NOT r.is_private AND EXISTS (SELECT 1 FROM org_user m JOIN "user" o ON o.id = m.org_id
+      WHERE m.uid = $1 AND m.org_id = r.owner_id AND o.visibility = ${visibilities.indexOf('private')})))`;
+  const { rows, total } = await selectPage<RepoRow>(db, { select: 'r.*', from, params: [user.id], orderBy: 'r.lower_name', page });
   return { repos: rows, total };
 }
 

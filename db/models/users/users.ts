@@ -133,6 +133,13 @@ export async function getIndividualByName(tx: Queryable, name: string): Promise<
   return user;
 }
 
+/** A user or an organization by name, as Gitea's GetUserByName: what `{username}` names in most routes. */
+export async function getOwnerByName(tx: Queryable, name: string): Promise<UserRow> {
+  const user = await findUserByName(tx, name);
+  if (!user) throw notFound(`user ${name} does not exist`);
+  return user;
+}
+
 /** Locks every administrator row, so two concurrent demotions cannot both pass the check. */
 async function assertAnotherAdmin(tx: Tx, user: UserRow, message: string): Promise<void> {
   if (!user.is_admin) return;
