@@ -51,15 +51,30 @@ test('statuses are created on a full commit id, numbered per commit, and listed 
   t.is((await hearth.call('GET', '/repos/alice/tool/statuses/nothing-like-a-sha')).status, 400);
 });
 
-test('bad commit ids and states are refused and store nothing', async (t) => {
+test('a status posted on a short id, a branch or a tag is stored under the complete id, and every name lists it', async (t) => {
   const { hearth, alice, sha } = await setUp(t);
-  for (const bad of [sha.slice(0, 7), `${sha}0`, 'z'.repeat(40), 'main']) {
+  git(hearth.deps.git.pathOf('alice', 'tool'), 'tag', 'v1', sha);
+  for (const [name, context] of [[sha.slice(0, 7), 'short'], ['main', 'branch'], ['v1', 'tag']]) {
+    const answer = await hearth.call('POST', `/repos/alice/tool/statuses/${name}`, { auth: alice.bearer, body: { state: 'success', context } });
+    t.is(answer.status, 201, `${name}: ${JSON.stringify(answer.body)}`);
+    t.is(answer.body.url, `${hearth.rootUrl}api/v1/repos/alice/tool/statuses/${sha}`);
+  }
+  t.deepEqual(await hearth.store.db.query('SELECT DISTINCT sha FROM commit_status'), [{ sha }]);
+  const listed = async (path: string) => (await hearth.call('GET', path)).body.map((s: { context: string }) => s.context).sort();
+  const all = ['branch', 'short', 'tag'];
+  t.deepEqual(await listed(`/repos/alice/tool/statuses/${sha}`), all);
+  t.deepEqual(await listed(`/repos/alice/tool/statuses/${sha.slice(0, 10)}`), all);
+  t.deepEqual(await listed('/repos/alice/tool/commits/main/statuses'), all);
+  t.deepEqual(await listed('/repos/alice/tool/commits/v1/statuses'), all);
+});
+
+test('names of no commit and bad states are refused and store nothing', async (t) => {
+  const { hearth, alice, sha } = await setUp(t);
+  for (const bad of [`${sha}0`, 'z'.repeat(40), 'no-such-branch', '0'.repeat(40)]) {
     const answer = await hearth.call('POST', `/repos/alice/tool/statuses/${bad}`, { auth: alice.bearer, body: { state: 'success' } });
-    t.is(answer.status, 400, `${bad}: ${JSON.stringify(answer.body)}`);
+    t.is(answer.status, 404, `${bad}: ${JSON.stringify(answer.body)}`);
     t.truthy(answer.body.message);
   }
-  const unknown = await hearth.call('POST', `/repos/alice/tool/statuses/${'0'.repeat(40)}`, { auth: alice.bearer, body: { state: 'success' } });
-  t.is(unknown.status, 404);
   for (const body of [{ state: 'done' }, {}, { state: 'SUCCESS' }]) {
     const answer = await hearth.call('POST', `/repos/alice/tool/statuses/${sha}`, { auth: alice.bearer, body });
     t.is(answer.status, 422, JSON.stringify(body));

@@ -58,15 +58,6 @@ function shaLength(repo: RepoRow): number {
   return repo.object_format_name === 'sha256' ? 64 : 40;
 }
 
-/** A complete commit id for the repository's object format, lower-cased; anything shorter or malformed is refused. */
-export function assertFullSha(repo: RepoRow, sha: string): string {
-  const length = shaLength(repo);
-  if (sha.length !== length || !/^[0-9a-fA-F]+$/.test(sha)) {
-    throw badRequest(`sha must be a complete commit id of ${length} hexadecimal characters: ${sha}`);
-  }
-  return sha.toLowerCase();
-}
-
 /** A branch, a tag or a (possibly abbreviated) commit id, resolved with git to the commit it names; null when it names none. */
 export async function findCommitByRef(git: GitStore, repo: RepoRow, ref: string): Promise<string | null> {
   if (!ref || /[\x00-\x20\x7f]/.test(ref)) return null;
@@ -94,7 +85,7 @@ export async function resolveStatusSha(git: GitStore, repo: RepoRow, sha: string
 }
 
 /**
- * Adds a status to a commit that exists in the repository. The per-commit index is taken under a
+ * Adds a status to a commit that exists in the repository, named as Gitea's GetCommit accepts it. The per-commit index is taken under a
  * transaction-scoped advisory lock, so concurrent reporters never get the same number.
  */
 export async function createCommitStatus(
@@ -105,8 +96,9 @@ export async function createCommitStatus(
   rawSha: string,
   input: NewCommitStatus,
 ): Promise<CommitStatusRow> {
-  const sha = assertFullSha(repo, rawSha);
-  if (!(await ctx.git.open(repo).resolve(sha))) throw notFound(`commit ${sha} does not exist`);
+  // Gitea's GetCommit: a short id, a branch or a tag name; the status is kept under the complete id.
+  const sha = await findCommitByRef(ctx.git, repo, rawSha);
+  if (!sha) throw notFound(`commit ${rawSha} does not exist`);
   const context = (input.context ?? '').trim();
   await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`commit_status:${repo.id}:${sha}`]);
   const [{ next }] = await tx.query<{ next: number }>(
