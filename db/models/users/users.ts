@@ -1,6 +1,6 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { hashPassword, type PasswordHash } from '../../crypto.js';
-import { invalid, isUniqueViolation, notFound } from '../../errors.js';
+import { badRequest, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { enqueue } from '../../../jobs/queue.js';
 import { selectPage, updateRow, type RowChanges } from '../../sql.js';
 import { assertUsableName, assertValidEmail } from './names.js';
@@ -36,8 +36,9 @@ async function loginSourceType(tx: Tx, sourceId: number): Promise<'local' | 'lda
   return source.type;
 }
 
+/** Gitea answers a short password with 400 (PasswordIsRequired, PasswordTooShort) and a long one with 422. */
 export function assertPassword(password: string): void {
-  if (password.length < minPasswordLength) throw invalid(`password is too short: at least ${minPasswordLength} characters`);
+  if (password.length < minPasswordLength) throw badRequest(`password is too short: at least ${minPasswordLength} characters`);
   if (password.length > 255) throw invalid('password is too long: at most 255 characters');
 }
 
@@ -52,7 +53,7 @@ export async function createUser(tx: Tx, input: NewUser, options: CreateUserOpti
     assertPassword(input.password);
     hash = await hashPassword(input.password, options.passwordAlgo);
   } else if (sourceType === 'local') {
-    throw invalid('[Password]: password is required for a user of the local login source');
+    throw badRequest('password is required for a user of the local login source');
   }
   await assertUserAbsent(tx, input.username);
   await assertEmailAbsent(tx, input.email);
