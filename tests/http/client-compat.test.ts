@@ -60,3 +60,15 @@ test("an accepted transfer appears in the repository's feed as transfer_repo wit
   t.is(feed.status, 200);
   t.like(feed.body.find((entry: { op_type: string }) => entry.op_type === 'transfer_repo'), { content: 'alice/proj', act_user: { login: 'alice' } });
 });
+
+test('new repositories have no actions unit while actions are disabled, as in Gitea', async (t) => {
+  const off = await startHearth(t);
+  const alice = await off.createUser('alice');
+  const made = await off.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'plain' } });
+  t.false(made.body.has_actions);
+  t.deepEqual(await off.store.db.query('SELECT has_actions FROM repository WHERE lower_name = $1', ['plain']), [{ has_actions: false }]);
+
+  const on = await startHearth(t, { HEARTH__actions__ENABLED: 'true' });
+  const bob = await on.createUser('bob');
+  t.true((await on.call('POST', '/user/repos', { auth: bob.bearer, body: { name: 'plain' } })).body.has_actions);
+});

@@ -127,7 +127,7 @@ export interface NewRepo {
 export interface RepoContext {
   git: GitStore;
   blobs: BlobStore;
-  config: Pick<Config, 'repository'>;
+  config: Pick<Config, 'repository' | 'actions'>;
 }
 
 /**
@@ -157,12 +157,14 @@ export async function createRepository(
   try {
     [repo] = await tx.query<RepoRow>(
       `INSERT INTO repository (owner_id, owner_name, lower_name, name, description, website, original_url, default_branch,
-         object_format_name, is_private, is_template, is_mirror, is_fork, fork_id, template_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING *`,
+         object_format_name, is_private, is_template, is_mirror, is_fork, fork_id, template_id, has_actions)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING *`,
       [
         owner.id, owner.name, input.name.toLowerCase(), input.name, input.description ?? '', input.website ?? '',
         input.original_url ?? '', defaultBranch, input.object_format_name ?? 'sha1', input.private ?? false,
         input.template ?? false, input.is_mirror ?? false, input.fork_id != null, input.fork_id ?? null, input.template_id ?? null,
+        // Gitea leaves the actions unit out of new repositories while actions are disabled
+        ctx.config.actions.enabled,
       ],
     );
   } catch (error) {

@@ -34,7 +34,7 @@ export interface GenerateOptions {
 }
 
 export interface GenerateContext extends RepoContext {
-  config: Pick<Config, 'repository' | 'rootUrl' | 'dataDir'>;
+  config: Pick<Config, 'repository' | 'actions' | 'rootUrl' | 'dataDir'>;
 }
 
 /**
