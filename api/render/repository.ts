@@ -2,7 +2,7 @@ import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repo
 import type { RepoTransferView, RepoView } from '../../db/views/repo.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import { renderTeam, type ApiTeam } from './team.js';
-import { iso } from './time.js';
+import { goZeroTime, iso } from './time.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';
 
 export interface ApiPermission {
@@ -172,7 +172,7 @@ export function renderRepository(view: RepoView, viewer: UserRow | null, ctx: Re
     internal: false,
     mirror_interval: mirror ? formatDuration(mirror.interval_seconds) : '',
     object_format_name: repo.object_format_name,
-    mirror_updated: iso(mirror?.updated ?? null),
+    mirror_updated: mirror ? iso(mirror.updated) : goZeroTime,
     repo_transfer: view.transfer ? renderRepoTransfer(view.transfer, ctx) : null,
   };
 }

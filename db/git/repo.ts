@@ -1,3 +1,5 @@
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { readCommitAsHead, readHeads, splitRecords, type CommitFieldsCache, type HeadCommit } from './commit-fields.js';
 import { verifyRev, zeroOid, type EntryType, type ObjectFormat } from './objects.js';
 import { GitReader } from './read.js';
@@ -43,6 +45,15 @@ export class GitRepo extends GitReader {
     private readonly commits?: CommitFieldsCache,
   ) {
     super(dir, format);
+  }
+
+  /** Bytes the repository takes on disk, every file under its directory counted, as Gitea's UpdateRepoSize measures it. */
+  async diskSize(): Promise<number> {
+    const entries = await readdir(this.dir, { recursive: true, withFileTypes: true });
+    const sizes = await Promise.all(
+      entries.filter((entry) => entry.isFile()).map((entry) => stat(path.join(entry.parentPath, entry.name)).then((s) => s.size, () => 0)),
+    );
+    return sizes.reduce((sum, size) => sum + size, 0);
   }
 
   // ---------------------------------------------------------------- refs, read

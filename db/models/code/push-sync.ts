@@ -83,6 +83,7 @@ export async function syncPush(tx: Tx, git: GitStore, push: BranchSyncPayload): 
   }
   await syncTags(tx, repoGit, repo.id, push.pusherId, tags);
   if (repo.is_empty && (await countBranches(tx, repo.id)) > 0) await settleFirstPush(tx, repoGit, repo, branches);
+  await tx.query('UPDATE repository SET size = $2 WHERE id = $1', [repo.id, await repoGit.diskSize()]);
 
   const [first] = await tx.query('INSERT INTO synced_push (push_id, repo_id) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING push_id', [push.pushId, repo.id]);
   if (first) {

@@ -187,6 +187,7 @@ export async function createRepository(
       [repo.id, defaultBranch, commit, 'Initial commit', doer.id],
     );
   }
+  [repo] = await tx.query<RepoRow>('UPDATE repository SET size = $2 WHERE id = $1 RETURNING *', [repo.id, await ctx.git.open(repo).diskSize()]);
   await tx.query('UPDATE "user" SET num_repos = num_repos + 1 WHERE id = $1', [owner.id]);
   repo = await watchRepository(tx, doer, repo);
   await emit(tx, { kind: 'repository.created', repoId: repo.id, doerId: doer.id, payload: { owner_id: owner.id, owner: owner.name, name: repo.name } });
