@@ -17,7 +17,7 @@ const usage = `Usage: npm run hearth -- admin user <command> [options]
 
 Commands:
   create --username U --password P --email E [--admin] [--must-change-password]
-  change-password --username U --password P
+  change-password --username U --password P [--must-change-password]
   list [--admin]
   generate-access-token --username U [--token-name N] [--scopes all,read:user] [--raw]
   enroll-totp --username U
@@ -65,11 +65,12 @@ const commands: Record<string, Command> = {
     },
   },
   'change-password': {
-    options: { username: text, password: text },
+    options: { username: text, password: text, 'must-change-password': flag },
     async run(values, { store, config }) {
-      const password = required(values, 'password');
+      // Hearth has no page where a user could change it themselves, so a new password clears the demand unless asked to keep it.
+      const edit = { password: required(values, 'password'), must_change_password: values['must-change-password'] === true };
       const user = await inTx(store, async (tx) =>
-        editUser(tx, await getIndividualByName(tx, required(values, 'username')), { password }, config.security.passwordHashAlgo),
+        editUser(tx, await getIndividualByName(tx, required(values, 'username')), edit, config.security.passwordHashAlgo),
       );
       return `${user.name}'s password has been successfully updated!`;
     },

@@ -19,16 +19,24 @@ const badCredentials = 'invalid username, password or token';
  * Authorization token/Bearer, HTTP basic (password plus TOTP, or a token as password), then the
  * deprecated query parameters. Cookies are never looked at.
  */
-export function authenticate(deps: Deps) {
+export function authenticate(deps: Deps, surface: 'api' | 'git' = 'api') {
   const trusted = trustedProxies(deps.config.security.reverseProxyTrustedProxies);
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     try {
-      res.locals.caller = await resolveCaller(deps, trusted, req, res);
+      const caller = await resolveCaller(deps, trusted, req, res);
+      if (caller.user?.must_change_password) refuseUntilPasswordChanged(deps, surface);
+      res.locals.caller = caller;
       next();
     } catch (error) {
       next(error);
     }
   };
+}
+
+/** Gitea's verifyAuthWithOptions: a user who must change their password is refused everywhere until they do (git gets a 401). */
+function refuseUntilPasswordChanged(deps: Deps, surface: 'api' | 'git'): never {
+  const message = `You must change your password. Change it at: ${deps.config.rootUrl}user/change_password`;
+  throw surface === 'git' ? unauthorized(message) : forbidden(message);
 }
 
 async function resolveCaller(deps: Deps, trusted: BlockList, req: Request, res: Response): Promise<Caller> {

@@ -43,7 +43,7 @@ const commandListLimit = 8 * 1024 * 1024;
  */
 export function gitSmartHttp(deps: Deps): Router {
   const router = Router();
-  const resolveCaller = authenticate(deps);
+  const resolveCaller = authenticate(deps, 'git');
   let hooks: Promise<string> | null = null;
   const hooksDir = (): Promise<string> => {
     hooks ??= installHooks(path.join(deps.config.dataDir, 'hooks')).catch((error: unknown) => {

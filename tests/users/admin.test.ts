@@ -52,6 +52,10 @@ test('adminCreateUser creates a user, back-dates created_at, and the user can si
   const emails = await hearth.store.db.query('SELECT email, is_primary FROM email_address WHERE uid = $1', [row!.id]);
   t.deepEqual(emails, [{ email: 'New@Example.com', is_primary: true }]);
 
+  const demanded = await hearth.call('GET', '/user', { auth: basicAuth('newcomer', 'correct horse') });
+  t.is(demanded.status, 403, 'the password is right, but it must be changed first');
+  t.regex(demanded.body.message, /must change your password/);
+  await hearth.call('PATCH', '/admin/users/newcomer', { auth: root.bearer, body: { must_change_password: false } });
   const signIn = await hearth.call('GET', '/user', { auth: basicAuth('newcomer', 'correct horse') });
   t.is(signIn.status, 200);
   t.is(signIn.body.login, 'Newcomer');
@@ -158,6 +162,8 @@ test('adminEditUser changes the named fields, the primary address and the passwo
   const emails = await hearth.store.db.query('SELECT email, is_primary FROM email_address WHERE uid = $1 ORDER BY id', [alice.user.id]);
   t.deepEqual(emails, [{ email: 'alice@example.com', is_primary: false }, { email: 'alice@new.example', is_primary: true }]);
   t.is((await hearth.call('GET', '/user', { auth: alice.basic })).status, 401);
+  t.is((await hearth.call('GET', '/user', { auth: basicAuth('alice', 'brand new pass') })).status, 403, 'she must change it');
+  await hearth.call('PATCH', '/admin/users/alice', { auth: root.bearer, body: { must_change_password: false } });
   t.is((await hearth.call('GET', '/user', { auth: basicAuth('alice', 'brand new pass') })).status, 200);
 
   const back = await hearth.call('PATCH', '/admin/users/alice', { auth: root.bearer, body: { email: 'ALICE@example.com' } });
