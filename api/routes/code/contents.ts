@@ -221,7 +221,7 @@ export const contentsRoutes = [
   route({
     method: 'get', path: '/repos/{owner}/{repo}/editorconfig/{filepath}', rest: 'filepath', operationId: 'repoGetEditorConfig',
     summary: 'Get the EditorConfig definitions of a file in a repository', tag: 'repository', scope: 'read:repository', repo: {}, query: refQuery,
-    responses: { 200: 'success', 404: 'notFound' },
+    responses: { 200: 'EditorConfig', 404: 'notFound' },
     handle: async ({ deps, repo, params, query }) => {
       const view = openGitView(deps, repo);
       const commit = (await view.reader.hasBranches()) ? await view.reader.findCommit(query.ref?.trim() || repo.repo.default_branch) : null;
