@@ -99,6 +99,15 @@ function parameters(route: RouteDefinition): JsonObject[] {
   return params;
 }
 
+/** What the successful answer is sent as: a file's bytes, text, HTML, or (mostly) JSON. */
+function producesOf(route: RouteDefinition): string[] {
+  const success = Object.entries(route.responses).find(([status]) => Number(status) < 300)?.[1];
+  if (success === 'file') return ['application/octet-stream'];
+  if (success === 'string') return ['text/plain'];
+  if (success === 'MarkdownRender' || success === 'MarkupRender') return ['text/html'];
+  return ['application/json'];
+}
+
 /** The answers a route declares, plus those its guards give: 401 without a caller, 403 when refused, 404 for what the path names. */
 function answersOf(route: RouteDefinition): Record<number, string> {
   const guarded: Record<number, string> = {};
@@ -124,7 +133,7 @@ export function openApiDocument(routes: RouteDefinition[], rootUrl: string, vers
       operationId: route.operationId,
       ...(route.deprecated ? { deprecated: true } : {}),
       ...(route.body ? { consumes: ['application/json'] } : {}),
-      produces: ['application/json'],
+      produces: producesOf(route),
       parameters: parameters(route),
       responses,
     };
