@@ -34,7 +34,9 @@ export function repoDownloads(deps: Deps): Router {
     resolveCaller,
     async (req: Request, res: Response, next: NextFunction): Promise<void> => {
       try {
-        const { owner, repo: name } = paramsOf(req);
+        const params = paramsOf(req);
+        if (Object.values(params).some((value) => value.includes('\u0000'))) throw notFound();
+        const { owner, repo: name } = params;
         const loaded = await loadWebRepo(deps, res.locals.caller as Caller, owner, name, unit);
         const reply = await handler(loaded, req, res);
         if (reply) await sendReply(res, reply);

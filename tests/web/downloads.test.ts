@@ -63,6 +63,8 @@ test("contents' download_url, and the typed, blob, legacy and media raw paths, s
     ['alice/tool/raw/commit/abc/docs/guide.md', 404],
     [`alice/tool/raw/blob/${first.commitId}`, 404],
     ['alice/nothing/raw/branch/main/README.md', 404],
+    ['alice/tool%00/raw/branch/main/README.md', 404],
+    ['alice/tool/raw/branch/main/READ%00ME.md', 404],
   ];
   for (const [url, status, body] of expectations) {
     const answer = await get(hearth, url);
