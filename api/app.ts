@@ -10,8 +10,9 @@ import { apiRoutes } from './routes/index.js';
 import { apiVersion } from './routes/instance/misc.js';
 import { repoAvatarFiles } from './routes/repos/repo-avatar.js';
 import { userAvatarFiles } from './routes/users/user-avatar.js';
-import { attachmentDownloads } from './routes/releases/attachments-download.js';
 import { gitSmartHttp } from './git/smart-http.js';
+import { docsPages } from './web/docs.js';
+import { webNotFound, webRoutes } from './web/index.js';
 
 /** The web process's Express application. Nothing here starts listening; server.ts and tests do. */
 export function createApp(deps: Deps): Express {
@@ -33,6 +34,7 @@ export function createApp(deps: Deps): Express {
   app.get('/swagger.v1.json', (_req, res) => {
     res.json(swagger);
   });
+  app.use(docsPages(deps, apiVersion));
 
   const api = express.Router();
   // Gitea reads the body of /markdown/raw as it comes, whatever its content type says.
@@ -47,7 +49,8 @@ export function createApp(deps: Deps): Express {
   app.use(gitSmartHttp(deps));
   app.use(repoAvatarFiles(deps));
   app.use(userAvatarFiles(deps));
-  app.use(attachmentDownloads(deps));
+  app.use(webRoutes(deps));
+  app.use(webNotFound);
   app.use(errorHandler(deps.log, deps.config.rootUrl));
   return app;
 }

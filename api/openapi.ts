@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { paginationQuery } from './http/pagination.js';
 import type { RouteDefinition } from './http/route.js';
+import { responseFor, sectionsFor } from './openapi/shapes.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -98,6 +99,15 @@ function parameters(route: RouteDefinition): JsonObject[] {
   return params;
 }
 
+/** What the successful answer is sent as: a file's bytes, text, HTML, or (mostly) JSON. */
+function producesOf(route: RouteDefinition): string[] {
+  const success = Object.entries(route.responses).find(([status]) => Number(status) < 300)?.[1];
+  if (success === 'file') return ['application/octet-stream'];
+  if (success === 'string') return ['text/plain'];
+  if (success === 'MarkdownRender' || success === 'MarkupRender') return ['text/html'];
+  return ['application/json'];
+}
+
 /** The answers a route declares, plus those its guards give: 401 without a caller, 403 when refused, 404 for what the path names. */
 function answersOf(route: RouteDefinition): Record<number, string> {
   const guarded: Record<number, string> = {};
@@ -107,19 +117,23 @@ function answersOf(route: RouteDefinition): Record<number, string> {
   return { ...guarded, ...route.responses };
 }
 
-/** The OpenAPI 2.0 description of /api/v1, generated from the same declarations that serve and validate it. */
+/**
+ * The OpenAPI 2.0 description of /api/v1, generated from the same declarations that serve and validate it. Each
+ * declared answer names its response as Gitea's description does (`200: 'Release'`); the document carries the
+ * responses and definitions those names lead to (see openapi/shapes.ts).
+ */
 export function openApiDocument(routes: RouteDefinition[], rootUrl: string, version: string): JsonObject {
   const paths: Record<string, Record<string, JsonObject>> = {};
   const sorted = [...routes].sort((a, b) => a.path.localeCompare(b.path));
   for (const route of sorted) {
-    const responses = Object.fromEntries(Object.entries(answersOf(route)).map(([status, name]) => [status, { description: name }]));
+    const responses = Object.fromEntries(Object.entries(answersOf(route)).map(([status, name]) => [status, responseFor(Number(status), name)]));
     (paths[route.path] ??= {})[route.method] = {
       tags: [route.tag],
       summary: route.summary,
       operationId: route.operationId,
       ...(route.deprecated ? { deprecated: true } : {}),
       ...(route.body ? { consumes: ['application/json'] } : {}),
-      produces: ['application/json'],
+      produces: producesOf(route),
       parameters: parameters(route),
       responses,
     };
@@ -144,5 +158,6 @@ export function openApiDocument(routes: RouteDefinition[], rootUrl: string, vers
     },
     security: [{ BasicAuth: [] }, { Token: [] }, { AccessToken: [] }, { AuthorizationHeaderToken: [] }, { SudoParam: [] }, { SudoHeader: [] }, { TOTPHeader: [] }],
     paths,
+    ...sectionsFor(paths),
   };
 }

@@ -9,7 +9,7 @@ import { loadGuardedRepo } from '../context/repo.js';
 import type { Deps } from '../deps.js';
 import { parseIds } from './ids.js';
 import { linkBaseOf, pageOf, paged, paginationQuery } from './pagination.js';
-import type { Guards, RouteDefinition } from './route.js';
+import type { Guards, Reply, RouteDefinition } from './route.js';
 
 /** `{param}` → `:param` (and the `rest` parameter → `*param`), so the declaration keeps Gitea's spelling. */
 export const expressPath = (path: string, rest?: string): string =>
@@ -58,17 +58,22 @@ export function mountRoutes(routes: RouteDefinition[], deps: Deps): Router {
           req,
           res,
         });
-        if (reply.headers) res.set(reply.headers);
-        if (reply.content instanceof Buffer || typeof reply.content === 'string') res.status(reply.status).send(reply.content);
-        else if (reply.content) await pipeline(reply.content, res.status(reply.status));
-        else if (reply.body === undefined) res.status(reply.status).end();
-        else res.status(reply.status).json(reply.body);
+        await sendReply(res, reply);
       } catch (error) {
         next(error);
       }
     });
   }
   return router;
+}
+
+/** Sends what a handler answered: bytes or a stream as they are, otherwise JSON (or nothing). */
+export async function sendReply(res: Response, reply: Reply): Promise<void> {
+  if (reply.headers) res.set(reply.headers);
+  if (reply.content instanceof Buffer || typeof reply.content === 'string') res.status(reply.status).send(reply.content);
+  else if (reply.content) await pipeline(reply.content, res.status(reply.status));
+  else if (reply.body === undefined) res.status(reply.status).end();
+  else res.status(reply.status).json(reply.body);
 }
 
 /** Gitea's order: token scope, then reqToken, then reqBasicOrRevProxyAuth, then reqSiteAdmin. */

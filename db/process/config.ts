@@ -7,6 +7,8 @@ import { passwordAlgorithm } from '../crypto.js';
 export interface Config {
   port: number;
   rootUrl: string;
+  /** Gitea's top-level APP_NAME (`HEARTH__DEFAULT__APP_NAME`): the instance's name on its home page. */
+  appName: string;
   dataDir: string;
   databaseUrl: string | undefined;
   bootAdmin: { username: string; password: string; email: string } | undefined;
@@ -58,6 +60,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port,
     rootUrl,
+    appName: get('default', 'APP_NAME') ?? 'Hearth',
     dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
     bootAdmin: u && p && e ? { username: u, password: p, email: e } : undefined,
@@ -111,6 +114,8 @@ function readSections(env: NodeJS.ProcessEnv, dataDir: string): Sections {
     for (const [section, body] of Object.entries(parsed)) {
       if (body && typeof body === 'object') {
         for (const [key, value] of Object.entries(body)) put(section, key, String(value));
+      } else if (body !== undefined) {
+        put('default', section, String(body)); // a key before any section header, as Gitea's APP_NAME
       }
     }
   } else if (env.HEARTH_CONFIG) {

@@ -1,16 +1,13 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
 import { decodeBase64Strict } from '../../../db/encoding.js';
-import { badRequest, invalid, notFound } from '../../../db/errors.js';
+import { invalid, notFound } from '../../../db/errors.js';
 import { definitionFor, parseEditorconfig } from '../../../db/git/editorconfig.js';
 import { languageStats } from '../../../db/git/languages.js';
 import type { CommitObject } from '../../../db/git/objects.js';
-import { isFullOid, isValidRefPattern } from '../../../db/git/objects.js';
-import type { GitReader } from '../../../db/git/read.js';
 import {
   applyDiffPatch,
   changeRepoFiles,
-  cleanTreePath,
   readContentsItem,
   readContentsOrList,
   resolveContentsRef,
@@ -24,6 +21,7 @@ import type { LoadedRepo } from '../../context/repo.js';
 import type { Deps } from '../../deps.js';
 import { created, ok, route, type Reply } from '../../http/route.js';
 import { renderContents, renderFileResponse, renderFilesResponse, type ApiContents } from '../../render/contents.js';
+import { archiveReply, rawFileReply, rawTarget } from './file-downloads.js';
 import { openGitView, type GitView } from './git-data.js';
 
 const identity = z.object({ name: z.string().optional(), email: z.string().optional() }).optional();
@@ -120,82 +118,12 @@ async function getContents({ deps, repo, query }: FileRead, filepath: string): P
   return ok(Array.isArray(found) ? found.map((item) => renderContents(view.links, at, item)) : renderContents(view.links, at, found));
 }
 
-/**
- * Gitea's RepoRefForAPI for raw files: the `ref` query, or else the path's leading segments naming a branch,
- * then a tag, then a full commit id; without any of those the whole path is read from the default branch.
- */
-async function rawTarget(reader: GitReader, defaultBranch: string, filepath: string, ref: string | undefined): Promise<{ commit: CommitObject; treePath: string } | null> {
-  if (ref) {
-    const commit = await reader.findCommit(ref);
-    return commit ? { commit, treePath: filepath } : null;
-  }
-  const parts = filepath.split('/');
-  for (const lookup of [(name: string) => reader.branchHead(name), (name: string) => reader.tagTarget(name)]) {
-    for (let i = 1; i < parts.length; i++) {
-      const name = parts.slice(0, i).join('/');
-      const oid = isValidRefPattern(name) ? await lookup(name) : null;
-      const commit = oid ? await reader.objects.peelToCommit(oid) : null;
-      if (commit) return { commit, treePath: parts.slice(i).join('/') };
-    }
-  }
-  if (parts.length > 1 && isFullOid(parts[0], reader.format)) {
-    const commit = await reader.objects.readCommit(parts[0]);
-    return commit ? { commit, treePath: parts.slice(1).join('/') } : null;
-  }
-  const commit = await reader.findCommit(defaultBranch);
-  return commit ? { commit, treePath: filepath } : null;
-}
-
-const mediaTypes: Record<string, string> = {
-  png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', bmp: 'image/bmp', ico: 'image/x-icon',
-  avif: 'image/avif', svg: 'image/svg+xml', pdf: 'application/pdf', mp4: 'video/mp4', webm: 'video/webm', mp3: 'audio/mpeg',
-  ogg: 'audio/ogg', wav: 'audio/wav', flac: 'audio/flac', zip: 'application/zip', gz: 'application/gzip', tgz: 'application/gzip',
-  tar: 'application/x-tar', '7z': 'application/x-7z-compressed', wasm: 'application/wasm', woff: 'font/woff', woff2: 'font/woff2',
-};
-
-/** By extension for media; otherwise text is served as plain text (never as HTML) and anything with a NUL byte as binary. */
-function contentTypeOf(name: string, head: Buffer | null): string {
-  const extension = name.includes('.') ? name.slice(name.lastIndexOf('.') + 1).toLowerCase() : '';
-  if (mediaTypes[extension]) return mediaTypes[extension];
-  if (head && !head.subarray(0, 8000).includes(0)) return 'text/plain; charset=utf-8';
-  return 'application/octet-stream';
-}
-
-function disposition(kind: 'inline' | 'attachment', name: string): string {
-  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `${kind}; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`;
-}
-
-/** Files up to this size are read in-process and sniffed; larger ones stream from `git cat-file`. */
-const inMemoryLimit = 1024 * 1024;
-
 async function serveRaw({ deps, repo, params, query }: FileRead): Promise<Reply> {
   const view = openGitView(deps, repo);
   if (!(await view.reader.hasBranches())) throw notFound();
   const target = await rawTarget(view.reader, repo.repo.default_branch, params.filepath, query.ref?.trim() || undefined);
-  if (!target) throw notFound(`not exist: '${params.filepath}'`);
-  const treePath = cleanTreePath(target.treePath);
-  const entry = treePath ? await view.reader.entryAt(target.commit, treePath) : null;
-  if (!entry || entry.type !== 'blob') throw notFound(`object does not exist [path: ${target.treePath}]`);
-  const size = await view.reader.sizeOf(entry.oid);
-  const small = size <= inMemoryLimit ? await view.reader.readBlob(entry.oid) : null;
-  const headers = {
-    'Content-Type': contentTypeOf(entry.name, small),
-    'Content-Length': String(size),
-    'Content-Disposition': disposition('inline', entry.name),
-    'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'; sandbox",
-    'X-Content-Type-Options': 'nosniff',
-    'X-Gitea-Object-Type': entry.mode === '120000' ? 'symlink' : 'file',
-    ETag: `"${entry.oid}"`,
-    'Cache-Control': 'private, max-age=300',
-  };
-  return { status: 200, headers, content: small ?? view.reader.streamBlob(entry.oid) };
+  return rawFileReply(view, target, params.filepath);
 }
-
-const archiveFormats = [
-  { suffix: '.tar.gz', format: 'tar.gz', type: 'application/gzip' },
-  { suffix: '.zip', format: 'zip', type: 'application/zip' },
-] as const;
 
 export const contentsRoutes = [
   route({
@@ -278,21 +206,7 @@ export const contentsRoutes = [
   route({
     method: 'get', path: '/repos/{owner}/{repo}/archive/{archive}', rest: 'archive', operationId: 'repoGetArchive', summary: 'Get an archive of a repository',
     tag: 'repository', scope: 'read:repository', repo: {}, responses: { 200: 'file', 400: 'error', 404: 'notFound' },
-    handle: async ({ deps, repo: loaded, params: { archive } }) => {
-      const view = openGitView(deps, loaded);
-      const kind = archiveFormats.find((candidate) => archive.endsWith(candidate.suffix));
-      if (!kind) throw badRequest(`unknown archive format: ${archive}`);
-      const ref = archive.slice(0, -kind.suffix.length);
-      const commit = ref && isValidRefPattern(ref) ? await view.reader.findCommit(ref) : null;
-      if (!commit) throw notFound(`unrecognized reference: ${ref}`);
-      const { repo } = loaded;
-      const headers = {
-        'Content-Type': kind.type,
-        'Content-Disposition': disposition('attachment', `${repo.name}-${ref.replace(/\//g, '-')}.${kind.format}`),
-        Link: `<${view.links.api}/archive/${commit.oid}.${kind.format}?rev=${commit.oid}>; rel="immutable"`,
-      };
-      return { status: 200, headers, content: view.reader.archive(commit.oid, kind.format, `${repo.name}/`) };
-    },
+    handle: async ({ deps, repo, params: { archive } }) => archiveReply(openGitView(deps, repo), repo.repo.name, archive),
   }),
   route({
     method: 'get', path: '/repos/{owner}/{repo}/languages', operationId: 'repoGetLanguages', summary: 'Get languages and number of bytes of code written',
@@ -307,7 +221,7 @@ export const contentsRoutes = [
   route({
     method: 'get', path: '/repos/{owner}/{repo}/editorconfig/{filepath}', rest: 'filepath', operationId: 'repoGetEditorConfig',
     summary: 'Get the EditorConfig definitions of a file in a repository', tag: 'repository', scope: 'read:repository', repo: {}, query: refQuery,
-    responses: { 200: 'success', 404: 'notFound' },
+    responses: { 200: 'EditorConfig', 404: 'notFound' },
     handle: async ({ deps, repo, params, query }) => {
       const view = openGitView(deps, repo);
       const commit = (await view.reader.hasBranches()) ? await view.reader.findCommit(query.ref?.trim() || repo.repo.default_branch) : null;

@@ -91,7 +91,7 @@ export const teamRoutes = [
   route({
     method: 'get', path: '/orgs/{org}/teams/search', operationId: 'teamSearch', summary: 'Search for teams within an organization', tag: 'organization',
     ...orgRead, org: { role: 'member' }, query: searchQuery, paginated: true,
-    responses: { 200: 'SearchResults of a successful search', 403: 'forbidden', 404: 'notFound' },
+    responses: { 200: 'TeamSearchResults', 403: 'forbidden', 404: 'notFound' },
     handle: async ({ deps, doer, org, query, page, list }) => {
       const filter: TeamFilter = {
         orgId: org.id, keyword: query.q?.trim(), includeDesc: query.include_desc ?? true,

@@ -1,0 +1,63 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import express, { Router } from 'express';
+import type { Deps } from '../deps.js';
+
+/** Where the packaged Swagger UI (swagger-ui-dist) lies on disk. */
+const swaggerUiDir = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** Pages only load their own scripts and styles (Swagger UI sets inline styles and data: images). */
+const pageHeaders = {
+  'Content-Security-Policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+};
+
+/**
+ * The instance's own pages: `/`, naming the instance and its version with links to the API documentation, and
+ * `/api/swagger`, Swagger UI over `/swagger.v1.json` (where Gitea's error bodies point), from the packaged UI.
+ */
+export function docsPages(deps: Deps, version: string): Router {
+  const router = Router();
+  const base = new URL(deps.config.rootUrl).pathname; // '/' or a sub-path such as '/git/'
+  const name = escapeHtml(deps.config.appName);
+  const home = `<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${name}</title></head>
+<body>
+<h1>${name}</h1>
+<p>A Hearth code-hosting service, version ${escapeHtml(version)}. It speaks the Gitea API under <code>${escapeHtml(deps.config.rootUrl)}api/v1</code>
+and serves git over HTTP at <code>${escapeHtml(deps.config.rootUrl)}{owner}/{repo}.git</code>.</p>
+<ul>
+<li><a href="${base}api/swagger">API documentation</a></li>
+<li><a href="${base}swagger.v1.json">OpenAPI description (swagger.v1.json)</a></li>
+</ul>
+</body>
+</html>
+`;
+  const swaggerPage = `<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>${name} API</title><link rel="stylesheet" href="${base}api/swagger/ui/swagger-ui.css"></head>
+<body>
+<div id="swagger-ui"></div>
+<script src="${base}api/swagger/ui/swagger-ui-bundle.js"></script>
+<script src="${base}api/swagger/start.js"></script>
+</body>
+</html>
+`;
+  const start = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${base}swagger.v1.json`)}, dom_id: '#swagger-ui', deepLinking: true });\n`;
+
+  router.get('/', (_req, res) => {
+    res.set(pageHeaders).type('html').send(home);
+  });
+  router.get('/api/swagger', (_req, res) => {
+    res.set(pageHeaders).type('html').send(swaggerPage);
+  });
+  router.get('/api/swagger/start.js', (_req, res) => {
+    res.type('application/javascript').send(start);
+  });
+  router.use('/api/swagger/ui', express.static(swaggerUiDir, { index: false, maxAge: '1d' }));
+  return router;
+}
