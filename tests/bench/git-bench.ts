@@ -39,7 +39,7 @@ export interface GitHistory {
 }
 
 /** Git as a user runs it: its own HOME with an identity, no system configuration, never a prompt. Answers stdout. */
-function runGit(home: string, args: string[], input?: Buffer): Promise<string> {
+export function runGit(home: string, args: string[], input?: Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, {
       cwd: home,
@@ -64,13 +64,13 @@ async function assertHead(home: string, dir: string, expected: string, what: str
   if (actual !== expected) throw new Error(`${what}: main is ${actual}, expected ${expected}`);
 }
 
-async function timeGit(home: string, args: string[]): Promise<number> {
+export async function timeGit(home: string, args: string[]): Promise<number> {
   const started = performance.now();
   await runGit(home, args);
   return (performance.now() - started) / 1000;
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** Text that compresses and deltas like source code: lines of words chosen by a seeded generator. */
 function fileText(seed: number, revision: number): string {
