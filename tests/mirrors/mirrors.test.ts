@@ -228,3 +228,25 @@ test('push mirrors: CRUD in Gitea shapes, sync_on_commit reaches the target with
   t.false(haystack.includes(bob.token));
   t.false(haystack.includes('not-bobs-password-123'));
 });
+
+test('a migration from a Gitea-speaking source reads its releases through its API, with the same credentials', async (t) => {
+  const { hearth, alice, source } = await setUp(t);
+  await build.release(hearth, source, { tag: 'v1', title: 'First', note: 'the notes', prerelease: true });
+  await drain(hearth);
+  const made = await hearth.call('POST', '/repos/migrate', {
+    auth: alice.bearer,
+    body: {
+      clone_addr: remote(hearth, 'alice', 'source'), repo_name: 'copy', service: 'gitea', releases: true, issues: true,
+      auth_username: 'alice', auth_password: alice.token,
+    },
+  });
+  t.is(made.status, 201);
+  t.false(made.body.mirror);
+  await drain(hearth);
+  const releases = await hearth.call('GET', '/repos/alice/copy/releases', { auth: alice.bearer });
+  t.is(releases.status, 200);
+  t.is(releases.body.length, 1);
+  t.like(releases.body[0], { tag_name: 'v1', name: 'First', body: 'the notes', prerelease: true, draft: false });
+  const [task] = await hearth.store.db.query<{ status: string }>('SELECT status FROM migration_task');
+  t.is(task.status, 'finished');
+});
