@@ -39,7 +39,7 @@ export interface GitHistory {
 }
 
 /** Git as a user runs it: its own HOME with an identity, no system configuration, never a prompt. Answers stdout. */
-export function runGit(home: string, args: string[], input?: Buffer): Promise<string> {
+function runGit(home: string, args: string[], input?: Buffer): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, {
       cwd: home,
@@ -55,6 +55,9 @@ export function runGit(home: string, args: string[], input?: Buffer): Promise<st
     child.stdin?.end(input);
   });
 }
+
+/** Git as the benchmark's user runs it, for the mirror figures. */
+export const gitAsUser = runGit;
 
 const headOf = async (home: string, dir: string): Promise<string> => (await runGit(home, ['--git-dir', dir, 'rev-parse', 'refs/heads/main'])).trim();
 

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { median, runGit, timeGit, type GitFigure } from './git-bench.js';
+import { gitAsUser, median, timeGit, type GitFigure } from './git-bench.js';
 
 /**
  * Migration and pull-mirror sync through Hearth (API call, `migrate` / `mirror-sync` job in a worker process, git
@@ -52,7 +52,7 @@ export async function measureMirrors(work: string, target: MirrorTarget): Promis
     const authedUrl = new URL(cloneUrl);
     authedUrl.username = target.username;
     authedUrl.password = target.token;
-    const tip = (await runGit(home, ['--git-dir', target.sourceDir, 'rev-parse', 'refs/heads/main'])).trim();
+    const tip = (await gitAsUser(home, ['--git-dir', target.sourceDir, 'rev-parse', 'refs/heads/main'])).trim();
 
     const baselineDir = path.join(work, 'baseline-mirror.git');
     const baselineClone = await timeGit(home, ['clone', '--quiet', '--mirror', authedUrl.toString(), baselineDir]);
@@ -65,22 +65,22 @@ export async function measureMirrors(work: string, target: MirrorTarget): Promis
     const [task] = (await db.query(`SELECT status, message FROM migration_task WHERE repo_name = 'mirror'`)).rows as Array<{ status: string; message: string }>;
     if (task.status !== 'finished') throw new Error(`the migration failed: ${task.message}`);
     const mirrorDir = path.join(path.dirname(target.sourceDir), 'mirror.git');
-    if ((await runGit(home, ['--git-dir', mirrorDir, 'rev-parse', 'refs/heads/main'])).trim() !== tip) throw new Error('the migrated mirror lacks the tip');
+    if ((await gitAsUser(home, ['--git-dir', mirrorDir, 'rev-parse', 'refs/heads/main'])).trim() !== tip) throw new Error('the migrated mirror lacks the tip');
     const figures: GitFigure[] = [
       { name: 'migration (mirror) vs git clone --mirror, 2,000 commits', seconds: migration, baselineSeconds: baselineClone, timeRatioToBaseline: migration / baselineClone, runs: 1, serverRssMiB: target.rss() },
     ];
 
     // One new commit pushed to the source each round (untimed), then synced by each side.
     const checkout = path.join(work, 'mirror-checkout');
-    await runGit(home, ['clone', '--quiet', '--no-checkout', `file://${target.sourceDir}`, checkout]);
-    await runGit(home, ['-C', checkout, 'checkout', '--quiet', 'main']);
+    await gitAsUser(home, ['clone', '--quiet', '--no-checkout', `file://${target.sourceDir}`, checkout]);
+    await gitAsUser(home, ['-C', checkout, 'checkout', '--quiet', 'main']);
     const syncs = { hearth: [] as number[], git: [] as number[] };
     for (let i = 0; i < repeats; i++) {
       writeFileSync(path.join(checkout, `mirror-bench-${i}.txt`), `change ${i}\n`);
-      await runGit(home, ['-C', checkout, 'add', '.']);
-      await runGit(home, ['-C', checkout, 'commit', '--quiet', '-m', `Mirror change ${i + 1}`]);
-      await runGit(home, ['-C', checkout, 'push', '--quiet', authedUrl.toString(), 'HEAD:refs/heads/main']);
-      const pushed = (await runGit(home, ['-C', checkout, 'rev-parse', 'HEAD'])).trim();
+      await gitAsUser(home, ['-C', checkout, 'add', '.']);
+      await gitAsUser(home, ['-C', checkout, 'commit', '--quiet', '-m', `Mirror change ${i + 1}`]);
+      await gitAsUser(home, ['-C', checkout, 'push', '--quiet', authedUrl.toString(), 'HEAD:refs/heads/main']);
+      const pushed = (await gitAsUser(home, ['-C', checkout, 'rev-parse', 'HEAD'])).trim();
       syncs.git.push(await timeGit(home, ['--git-dir', baselineDir, 'fetch', '--quiet', '--prune', 'origin']));
       const begin = performance.now();
       await api(target, 'POST', `/repos/${target.username}/mirror/mirror-sync`);
