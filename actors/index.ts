@@ -1,6 +1,12 @@
 import type { Actor } from './actor.js';
 import { branchSync } from './branch-sync.js';
 import { mailer } from './mailer.js';
+import { migrate } from './migrate.js';
+import { mirrorSync } from './mirror-sync.js';
+import { pushMirror } from './push-mirror.js';
+import { updateMirrors } from './update-mirrors.js';
 
 /** Every actor. The worker refuses to start unless each catalogued job has exactly one of them. */
-export const allActors: Actor[] = [mailer as Actor, branchSync as Actor];
+export const allActors: Actor[] = [
+  mailer as Actor, branchSync as Actor, migrate as Actor, mirrorSync as Actor, pushMirror as Actor, updateMirrors as Actor,
+];

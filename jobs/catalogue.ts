@@ -10,6 +10,8 @@ export interface JobDefinition<P> {
   singletonKey?: (payload: P) => string;
   /** Parallel handlers per worker process. */
   concurrency: number;
+  /** A cron expression: the worker's clock sends this job on each tick (a clock only enqueues). */
+  schedule?: string;
 }
 
 const mailPayload = z.object({
@@ -30,6 +32,21 @@ const branchSyncPayload = z.object({
 });
 export type BranchSyncPayload = z.infer<typeof branchSyncPayload>;
 
+const migratePayload = z.object({ taskId: z.number().int().positive() });
+export type MigratePayload = z.infer<typeof migratePayload>;
+const mirrorSyncPayload = z.object({ repoId: z.number().int().positive() });
+export type MirrorSyncPayload = z.infer<typeof mirrorSyncPayload>;
+const pushMirrorPayload = z.object({ pushMirrorId: z.number().int().positive() });
+export type PushMirrorPayload = z.infer<typeof pushMirrorPayload>;
+const updateMirrorsPayload = z.object({});
+export type UpdateMirrorsPayload = z.infer<typeof updateMirrorsPayload>;
+
+/**
+ * How long a mirror sync or push may run before pg-boss gives its job up (a killed worker's job included); the
+ * scheduler leases a due mirror for as long, so a sync that died makes the mirror due again, never wedged.
+ */
+export const mirrorJobExpirySeconds = 900;
+
 export const jobs = {
   // Every push is synced (no singleton key); the actor serializes syncs of one repository itself.
   'branch-sync': {
@@ -44,6 +61,37 @@ export const jobs = {
     queue: { retryLimit: 5, retryDelay: 10, retryBackoff: true, expireInSeconds: 120 },
     concurrency: 2,
   } satisfies JobDefinition<MailPayload>,
+  // The clone of a migration; the task row carries what to clone (credentials sealed), the payload only its id.
+  migrate: {
+    name: 'migrate',
+    payload: migratePayload,
+    queue: { retryLimit: 2, retryDelay: 30, expireInSeconds: 3600 },
+    concurrency: 1,
+  } satisfies JobDefinition<MigratePayload>,
+  // 'short': at most one queued sync per mirror (more requests fold into it); the actor locks the mirror row,
+  // so two workers never fetch into one mirror at once. Failures are recorded; the next schedule retries.
+  'mirror-sync': {
+    name: 'mirror-sync',
+    payload: mirrorSyncPayload,
+    queue: { policy: 'short', retryLimit: 0, expireInSeconds: mirrorJobExpirySeconds },
+    singletonKey: (payload) => `mirror-${payload.repoId}`,
+    concurrency: 2,
+  } satisfies JobDefinition<MirrorSyncPayload>,
+  'push-mirror': {
+    name: 'push-mirror',
+    payload: pushMirrorPayload,
+    queue: { policy: 'short', retryLimit: 3, retryDelay: 30, retryBackoff: true, expireInSeconds: mirrorJobExpirySeconds },
+    singletonKey: (payload) => `push-mirror-${payload.pushMirrorId}`,
+    concurrency: 2,
+  } satisfies JobDefinition<PushMirrorPayload>,
+  // Gitea's update_mirrors cron task: enqueues the syncs and pushes that are due.
+  'update-mirrors': {
+    name: 'update-mirrors',
+    payload: updateMirrorsPayload,
+    queue: { policy: 'short', retryLimit: 0, expireInSeconds: 120 },
+    concurrency: 1,
+    schedule: '* * * * *',
+  } satisfies JobDefinition<UpdateMirrorsPayload>,
 } as const;
 
 export type JobCatalogue = typeof jobs;

@@ -42,7 +42,7 @@ export async function startQueue(boss: PgBoss, connectionString: string): Promis
     await lock.query('SELECT pg_advisory_lock($1)', [setupLock]);
     const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
     for (const name of jobNames) {
-      const definition: JobDefinition<unknown> = jobs[name];
+      const definition = jobs[name] as unknown as JobDefinition<unknown>;
       if (existing.has(name)) await boss.updateQueue(name, { name, ...definition.queue });
       else await boss.createQueue(name, { name, ...definition.queue });
     }
@@ -66,6 +66,14 @@ async function installWakeTrigger(db: PgBoss.Db): Promise<void> {
     `CREATE OR REPLACE TRIGGER hearth_wake AFTER INSERT ON pgboss.job FOR EACH ROW EXECUTE FUNCTION pgboss.hearth_wake()`,
     [],
   );
+}
+
+/** The clock of a worker: each catalogued job with a `schedule` is sent by pg-boss on that cron (once across workers). */
+export async function installSchedules(boss: PgBoss): Promise<void> {
+  for (const name of jobNames) {
+    const definition = jobs[name] as unknown as JobDefinition<unknown>;
+    if (definition.schedule) await boss.schedule(name, definition.schedule, {}, { tz: 'UTC' });
+  }
 }
 
 /** Inserts a job through the caller's transaction: it exists if and only if that transaction commits. */

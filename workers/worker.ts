@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { allActors } from '../actors/index.js';
 import { withSecretKey, openStore, ensureBootAdmin } from '../db/process/boot.js';
 import { loadConfig } from '../db/process/config.js';
+import { installSchedules } from '../jobs/queue.js';
 import { actorDeps, chooseActors, subscribe } from './subscribe.js';
 
 /** The worker process: runs the actors until SIGTERM/SIGINT, then finishes the jobs in hand and exits. */
@@ -12,6 +13,7 @@ async function main(): Promise<void> {
   const actors = chooseActors(allActors, config.worker.actors);
   const store = await openStore(config.databaseUrl, 'worker');
   await ensureBootAdmin(store, config, log);
+  await installSchedules(store.boss);
   const subscription = await subscribe(actors, actorDeps(store, config, log), config.databaseUrl);
   log.info({ actors: actors.map((a) => a.name) }, 'worker ready');
   let stopping = false;

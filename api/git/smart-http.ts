@@ -160,6 +160,7 @@ async function resolveTarget(deps: Deps, req: Request, res: Response, service: S
     if (mode < accessModes.write) throw forbidden('User permission denied for writing.');
     if (repo.is_archived) throw forbidden('repo is archived');
     if (repo.is_mirror) throw forbidden('mirror repository is read-only');
+    if (repo.status !== 0) throw forbidden('repository is being migrated');
   }
   const dir = deps.git.pathOf(repo.owner_name, repo.name);
   if (!existsSync(dir)) throw notFound();

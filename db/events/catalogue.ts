@@ -39,6 +39,7 @@ const payloads = {
   'repository.deleted': repository,
   'repository.renamed': z.strictObject({ previous: z.strictObject({ name }), name }),
   'repository.forked': repository.extend({ base_repo_id: id }),
+  'repository.migrated': repository,
   'repository.default_branch_changed': z.strictObject({ previous: z.strictObject({ default_branch: name }), default_branch: name }),
   'repository.transfer_pending': transferRecipient,
   'repository.transfer_rejected': transferRecipient,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { readCommitAsHead, readHeads, splitRecords, type CommitFieldsCache, type HeadCommit } from './commit-fields.js';
 import { verifyRev, zeroOid, type EntryType, type ObjectFormat } from './objects.js';
 import { GitReader } from './read.js';
+import { fetchMirrorRefs, pushMirrorRefs, readMirrorRefs, readRemoteHeadBranch, type RemoteAccess } from './remote.js';
 import { gitOk, runGit } from './run.js';
 import { TemporaryIndex } from './temporary-index.js';
 
@@ -189,5 +190,26 @@ export class GitRepo extends GitReader {
       ['fetch', '--quiet', '--no-write-fetch-head', source.dir, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
       { cwd: this.dir, timeoutMs },
     );
+  }
+
+  // ---------------------------------------------------------------- mirrors
+
+  /** Copies the remote's branches and tags here (pruning the ones it no longer has when `prune`). */
+  fetchMirror(remote: RemoteAccess, prune: boolean, timeoutMs: number): Promise<void> {
+    return fetchMirrorRefs(this.dir, remote, prune, timeoutMs);
+  }
+
+  /** Makes the remote's branches and tags those of this repository. */
+  pushMirror(remote: RemoteAccess, timeoutMs: number): Promise<void> {
+    return pushMirrorRefs(this.dir, remote, timeoutMs);
+  }
+
+  readRemoteHeadBranch(remote: RemoteAccess, timeoutMs: number): Promise<string | null> {
+    return readRemoteHeadBranch(this.dir, remote, timeoutMs);
+  }
+
+  /** Branches and tags (full names) with the objects they point at. */
+  readMirrorRefs(): Promise<Map<string, string>> {
+    return readMirrorRefs(this.dir);
   }
 }

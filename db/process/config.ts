@@ -21,11 +21,13 @@ export interface Config {
     /** Resolved to its stored form, `pbkdf2$ITERATIONS$KEYLEN`. */
     passwordHashAlgo: string;
     secretKey: string;
+    /** Gitea's IMPORT_LOCAL_PATHS: administrators may migrate from paths on the server. */
+    importLocalPaths: boolean;
   };
   repository: { maxCreationLimit: number; allowForkWithoutMaximumLimit: boolean };
   ui: { reactions: string[] };
   webhook: { allowedHostList: string; deliverTimeoutSeconds: number };
-  migrations: { allowLocalNetworks: boolean };
+  migrations: { allowLocalNetworks: boolean; allowedDomains: string[]; blockedDomains: string[] };
   mirror: { minInterval: string; defaultInterval: string };
   mailer: { enabled: boolean; smtpAddr: string | undefined; smtpPort: number | undefined; from: string | undefined };
   packages: { enabled: boolean };
@@ -75,6 +77,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       reverseProxyTrustedProxies: list('security', 'REVERSE_PROXY_TRUSTED_PROXIES', ['127.0.0.0/8', '::1/128']),
       passwordHashAlgo: passwordAlgorithm(get('security', 'PASSWORD_HASH_ALGO') ?? 'pbkdf2'),
       secretKey: get('security', 'SECRET_KEY') ?? '',
+      importLocalPaths: bool('security', 'IMPORT_LOCAL_PATHS', false),
     },
     repository: {
       maxCreationLimit: num('repository', 'MAX_CREATION_LIMIT', -1),
@@ -85,7 +88,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowedHostList: get('webhook', 'ALLOWED_HOST_LIST') ?? 'external',
       deliverTimeoutSeconds: num('webhook', 'DELIVER_TIMEOUT', 5),
     },
-    migrations: { allowLocalNetworks: bool('migrations', 'ALLOW_LOCALNETWORKS', false) },
+    migrations: {
+      allowLocalNetworks: bool('migrations', 'ALLOW_LOCALNETWORKS', false),
+      allowedDomains: list('migrations', 'ALLOWED_DOMAINS', []),
+      blockedDomains: list('migrations', 'BLOCKED_DOMAINS', []),
+    },
     mirror: {
       minInterval: get('mirror', 'MIN_INTERVAL') ?? '10m',
       defaultInterval: get('mirror', 'DEFAULT_INTERVAL') ?? '8h',

@@ -56,6 +56,9 @@ function runGit(home: string, args: string[], input?: Buffer): Promise<string> {
   });
 }
 
+/** Git as the benchmark's user runs it, for the mirror figures. */
+export const gitAsUser = runGit;
+
 const headOf = async (home: string, dir: string): Promise<string> => (await runGit(home, ['--git-dir', dir, 'rev-parse', 'refs/heads/main'])).trim();
 
 /** A figure only counts if the transfer really happened: `dir`'s main must now be `expected`. */
@@ -64,13 +67,13 @@ async function assertHead(home: string, dir: string, expected: string, what: str
   if (actual !== expected) throw new Error(`${what}: main is ${actual}, expected ${expected}`);
 }
 
-async function timeGit(home: string, args: string[]): Promise<number> {
+export async function timeGit(home: string, args: string[]): Promise<number> {
   const started = performance.now();
   await runGit(home, args);
   return (performance.now() - started) / 1000;
 }
 
-const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+export const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** Text that compresses and deltas like source code: lines of words chosen by a seeded generator. */
 function fileText(seed: number, revision: number): string {

@@ -17,6 +17,7 @@ import { createToken } from '../../db/models/users/tokens.js';
 import { createUser } from '../../db/models/users/users.js';
 import { buildServices, type Services } from '../../db/services.js';
 import { measureGit, type GitFigure, type GitHistory } from './git-bench.js';
+import { measureMirrors } from './mirror-bench.js';
 
 /**
  * `npm run bench`: Hearth's hot read paths under load, each beside a same-run baseline (bare Express 5 and
@@ -239,7 +240,8 @@ async function main(): Promise<void> {
     benchUrl = await createBenchDatabase(database.url);
     const services = buildServices(loadConfig({ HEARTH_DATA_DIR: scratch }), pino({ level: 'silent' }));
     const { userId, token } = await seed(benchUrl, services);
-    const env = { ...process.env, NODE_ENV: 'production', DATABASE_URL: benchUrl, HEARTH_DATA_DIR: scratch };
+    // Loopback sources are allowed: the mirror benchmark migrates from this same Hearth.
+    const env = { ...process.env, NODE_ENV: 'production', DATABASE_URL: benchUrl, HEARTH_DATA_DIR: scratch, HEARTH__migrations__ALLOW_LOCALNETWORKS: 'true' };
     const ports = { baseline: await freePort(), hearth: await freePort() };
     const baseline = await startServer([self, 'baseline-server'], { ...env, PORT: String(ports.baseline) }, ports.baseline);
     children.push(baseline);
@@ -266,6 +268,27 @@ async function main(): Promise<void> {
       dir: services.git.pathOf(username, repos.pushed),
       rss: () => rssMiB(hearth.pid!),
     });
+    // A worker runs the migration and sync jobs (branch syncs of the pushes above run in it too).
+    const worker = spawn(process.execPath, ['--import', 'tsx', 'workers/worker.ts'], { cwd: root, env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(worker);
+    await new Promise<void>((resolve, reject) => {
+      let seen = '';
+      worker.stdout!.on('data', (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (seen.includes('worker ready')) resolve();
+      });
+      worker.once('exit', (code) => reject(new Error(`the worker exited with ${code}`)));
+    });
+    worker.stdout!.resume();
+    git.figures.push(...await measureMirrors(path.join(scratch, 'git-bench'), {
+      rootUrl: `http://127.0.0.1:${ports.hearth}/`,
+      username,
+      token,
+      sourceRepo: repos.pushed,
+      sourceDir: services.git.pathOf(username, repos.pushed),
+      databaseUrl: benchUrl,
+      rss: () => rssMiB(hearth.pid!),
+    }));
     printTable(figures, git.figures);
     const file = path.relative(root, writeResults(figures, git, seconds));
     console.log(

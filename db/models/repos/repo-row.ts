@@ -23,6 +23,8 @@ export interface RepoRow {
   is_archived: boolean;
   archived_at: Date | null;
   is_mirror: boolean;
+  /** 0 ready, 1 being migrated. */
+  status: number;
   is_fork: boolean;
   fork_id: number | null;
   is_template: boolean;

@@ -1,0 +1,104 @@
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import test from 'ava';
+import { build } from '../helpers/build.js';
+import { drain } from '../helpers/drain.js';
+import { startHearth } from '../helpers/hearth.js';
+import { refOnServer, remote } from '../git/git-client.js';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * A loopback proxy to Hearth whose first connection hangs (a source that stalls mid-fetch); later ones pass.
+ * `stalled` resolves when that first connection arrives.
+ */
+async function stallingProxy(t: Parameters<typeof startHearth>[0], targetPort: number) {
+  let first = true;
+  let hung: net.Socket | null = null;
+  let onStall!: () => void;
+  const stalled = new Promise<void>((resolve) => (onStall = resolve));
+  const server = net.createServer((socket) => {
+    if (first) {
+      first = false;
+      hung = socket;
+      socket.on('error', () => undefined);
+      onStall();
+      return;
+    }
+    const upstream = net.connect(targetPort, '127.0.0.1');
+    socket.pipe(upstream).pipe(socket);
+    socket.on('error', () => upstream.destroy());
+    upstream.on('error', () => socket.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    hung?.destroy();
+    server.close();
+  });
+  return { port: (server.address() as net.AddressInfo).port, stalled, release: () => hung?.destroy() };
+}
+
+test('a worker killed in the middle of a sync leaves the mirror syncable at once: no lock held, a new sync is queued and runs', async (t) => {
+  const hearth = await startHearth(t, { HEARTH__migrations__ALLOW_LOCALNETWORKS: 'true' });
+  const alice = await hearth.createUser('alice');
+  const source = await build.repo(hearth, alice, { name: 'source', autoInit: true });
+  await drain(hearth);
+  const made = await hearth.call('POST', '/repos/migrate', {
+    auth: alice.bearer, body: { clone_addr: remote(hearth, 'alice', 'source'), repo_name: 'copy', mirror: true },
+  });
+  t.is(made.status, 201);
+  await drain(hearth);
+
+  const proxy = await stallingProxy(t, Number(new URL(hearth.rootUrl).port));
+  await hearth.store.db.query('UPDATE mirror SET remote_address = $1', [`http://127.0.0.1:${proxy.port}/alice/source.git`]);
+  const next = await build.commit(hearth, source, { files: { 'k.txt': 'k' } });
+  await drain(hearth, 'branch-sync');
+  t.is((await hearth.call('POST', '/repos/alice/copy/mirror-sync', { auth: alice.bearer })).status, 200);
+
+  // A real worker process takes the job and stalls inside git fetch, holding the mirror row.
+  const worker = spawn(process.execPath, ['--import', 'tsx', 'workers/worker.ts'], {
+    cwd: root,
+    detached: true,
+    stdio: 'ignore',
+    env: {
+      PATH: process.env.PATH,
+      DATABASE_URL: hearth.databaseUrl,
+      HEARTH_DATA_DIR: hearth.config.dataDir,
+      HEARTH__security__SECRET_KEY: hearth.config.security.secretKey,
+      HEARTH__migrations__ALLOW_LOCALNETWORKS: 'true',
+      HEARTH_ACTORS: 'mirror-sync',
+      LOG_LEVEL: 'silent',
+    },
+  });
+  t.teardown(() => {
+    try {
+      process.kill(-worker.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  });
+  await Promise.race([proxy.stalled, new Promise((_, reject) => setTimeout(() => reject(new Error('the worker never fetched')), 60_000))]);
+  const locked = await hearth.store.db.query('SELECT 1 FROM mirror FOR UPDATE SKIP LOCKED');
+  t.is(locked.length, 0, 'the sync holds the mirror row');
+
+  // Kill the worker and everything it started (git included), as a crash or an OOM kill would.
+  process.kill(-worker.pid!, 'SIGKILL');
+  proxy.release();
+  await new Promise((resolve) => worker.once('exit', resolve));
+
+  // The row lock went with the connection; the job the dead worker held does not block a new one.
+  let free = 0;
+  for (let i = 0; i < 50 && free === 0; i++) {
+    free = (await hearth.store.db.query('SELECT 1 FROM mirror FOR UPDATE SKIP LOCKED')).length;
+    if (free === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  t.is(free, 1);
+  const [active] = await hearth.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'mirror-sync' AND state = 'active'`);
+  t.is(active.n, 1, 'the dead worker\'s job is still active until it expires');
+  t.is((await hearth.call('POST', '/repos/alice/copy/mirror-sync', { auth: alice.bearer })).status, 200);
+  const ran = await drain(hearth, 'mirror-sync');
+  t.deepEqual(ran.map((job) => job.outcome), ['done']);
+  t.is(await refOnServer(hearth, 'alice', 'copy', 'refs/heads/main'), next.commitId);
+});
