@@ -12,6 +12,7 @@ import { repoAvatarFiles } from './routes/repos/repo-avatar.js';
 import { userAvatarFiles } from './routes/users/user-avatar.js';
 import { attachmentDownloads } from './routes/releases/attachments-download.js';
 import { gitSmartHttp } from './git/smart-http.js';
+import { packageRegistries } from './packages/index.js';
 
 /** The web process's Express application. Nothing here starts listening; server.ts and tests do. */
 export function createApp(deps: Deps): Express {
@@ -44,6 +45,7 @@ export function createApp(deps: Deps): Express {
   api.use(mountRoutes(apiRoutes, deps));
   api.use(apiNotFound);
   app.use('/api/v1', api);
+  app.use(packageRegistries(deps));
   app.use(gitSmartHttp(deps));
   app.use(repoAvatarFiles(deps));
   app.use(userAvatarFiles(deps));

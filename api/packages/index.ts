@@ -1,0 +1,14 @@
+import { Router } from 'express';
+import type { Deps } from '../deps.js';
+import { genericRegistry } from './generic.js';
+
+/**
+ * The registry protocols, outside /api/v1 as in Gitea: `/api/packages/{owner}/{type}/...`, each spoken the way
+ * its ecosystem's client expects. With `[packages] ENABLED = false` nothing is mounted.
+ */
+export function packageRegistries(deps: Deps): Router {
+  const router = Router();
+  if (!deps.config.packages.enabled) return router;
+  router.use('/api/packages/:owner/generic', genericRegistry(deps).router);
+  return router;
+}
