@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { Deps } from '../deps.js';
 import { genericRegistry } from './generic.js';
+import { npmRegistry } from './npm.js';
 
 /**
  * The registry protocols, outside /api/v1 as in Gitea: `/api/packages/{owner}/{type}/...`, each spoken the way
@@ -10,5 +11,6 @@ export function packageRegistries(deps: Deps): Router {
   const router = Router();
   if (!deps.config.packages.enabled) return router;
   router.use('/api/packages/:owner/generic', genericRegistry(deps).router);
+  router.use('/api/packages/:owner/npm', npmRegistry(deps).router);
   return router;
 }

@@ -47,7 +47,7 @@ export interface PackageFileView extends PackageFileRow {
   blob: PackageBlobRow;
 }
 
-const toPackage = (raw: Record<string, unknown>): PackageRow =>
+export const toPackage = (raw: Record<string, unknown>): PackageRow =>
   ({ ...(raw as unknown as PackageRow), id: Number(raw.id), owner_id: Number(raw.owner_id), repo_id: raw.repo_id === null ? null : Number(raw.repo_id) });
 const toVersion = (raw: Record<string, unknown>): PackageVersionRow => ({
   ...(raw as unknown as PackageVersionRow),
