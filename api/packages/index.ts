@@ -2,6 +2,7 @@ import { Router } from 'express';
 import type { Deps } from '../deps.js';
 import { genericRegistry } from './generic.js';
 import { npmRegistry } from './npm.js';
+import { cargoRegistry } from './cargo.js';
 
 /**
  * The registry protocols, outside /api/v1 as in Gitea: `/api/packages/{owner}/{type}/...`, each spoken the way
@@ -12,5 +13,6 @@ export function packageRegistries(deps: Deps): Router {
   if (!deps.config.packages.enabled) return router;
   router.use('/api/packages/:owner/generic', genericRegistry(deps).router);
   router.use('/api/packages/:owner/npm', npmRegistry(deps).router);
+  router.use('/api/packages/:owner/cargo', cargoRegistry(deps).router);
   return router;
 }
