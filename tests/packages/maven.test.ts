@@ -71,9 +71,13 @@ test('mvn deploys a jar to Hearth and a consumer resolves it into an empty local
   mkdirSync(path.join(app, 'src/main/java/app'), { recursive: true });
   writeFileSync(path.join(app, 'pom.xml'), pom('org.example', 'app', '1.0.0', `<dependencies><dependency><groupId>org.hearth</groupId><artifactId>greeter</artifactId><version>1.0.0</version></dependency></dependencies>${pluginManagement}`));
   writeFileSync(path.join(app, 'src/main/java/app/Main.java'), 'package app;\npublic class Main { public static void main(String[] a) { System.out.println(org.hearth.Greeter.greet()); } }\n');
-  const compiled = await mvn(['compile'], app);
+  // deploy installed the jar into its own local repository: the consumer starts from another copy without it
+  const consumerRepo = path.join(home, 'consumer-repository');
+  t.is((await runClient('cp', ['-al', cachedRepository, consumerRepo], { cwd: home, env: {} })).code, 0);
+  const compiled = await mvn(['compile', `-Dmaven.repo.local=${consumerRepo}`], app);
   t.is(compiled.code, 0, compiled.stdout.slice(-3000));
-  const resolved = path.join(pluginRepo, 'org/hearth/greeter/1.0.0/greeter-1.0.0.jar');
+  t.regex(compiled.stdout, /Downloaded from hearth: .*\/org\/hearth\/greeter\/1\.0\.0\/greeter-1\.0\.0\.jar/);
+  const resolved = path.join(consumerRepo, 'org/hearth/greeter/1.0.0/greeter-1.0.0.jar');
   t.true(existsSync(resolved));
   const served = Buffer.from(await (await fetch(`${url}/org/hearth/greeter/1.0.0/greeter-1.0.0.jar`)).arrayBuffer());
   t.deepEqual(readFileSync(resolved), served);
