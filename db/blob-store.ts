@@ -52,7 +52,7 @@ export class FileBlobStore implements BlobStore {
   async get(key: string): Promise<Readable> {
     try {
       const handle = await open(this.pathOf(key), 'r');
-      return handle.createReadStream();
+      return handle.createReadStream({ highWaterMark: 1024 * 1024 });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(`blob ${key} does not exist`);
       throw error;
