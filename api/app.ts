@@ -13,6 +13,7 @@ import { userAvatarFiles } from './routes/users/user-avatar.js';
 import { gitSmartHttp } from './git/smart-http.js';
 import { docsPages } from './web/docs.js';
 import { webNotFound, webRoutes } from './web/index.js';
+import { packageRegistries } from './packages/index.js';
 
 /** The web process's Express application. Nothing here starts listening; server.ts and tests do. */
 export function createApp(deps: Deps): Express {
@@ -46,6 +47,7 @@ export function createApp(deps: Deps): Express {
   api.use(mountRoutes(apiRoutes, deps));
   api.use(apiNotFound);
   app.use('/api/v1', api);
+  app.use(packageRegistries(deps));
   app.use(gitSmartHttp(deps));
   app.use(repoAvatarFiles(deps));
   app.use(userAvatarFiles(deps));

@@ -8,7 +8,7 @@ import { notFound } from './errors.js';
 
 /**
  * Where uploaded files (attachments, later packages) live. Content is always streamed, never held whole in
- * memory, so the store can move to S3-compatible object storage behind the same three operations.
+ * memory, so the store can move to S3-compatible object storage behind the same operations.
  */
 export interface BlobStore {
   /** Stores the stream's bytes under `key` and answers their count; nothing is visible under `key` until it is complete. */
@@ -17,6 +17,8 @@ export interface BlobStore {
   get(key: string): Promise<Readable>;
   /** Removes the key; a missing key is not an error. */
   delete(key: string): Promise<void>;
+  /** Gives the bytes of `from` the key `to` (an upload moved into place once its content is known). */
+  move(from: string, to: string): Promise<void>;
 }
 
 const safeKey = /^[A-Za-z0-9][A-Za-z0-9._-]{2,127}$/;
@@ -50,7 +52,7 @@ export class FileBlobStore implements BlobStore {
   async get(key: string): Promise<Readable> {
     try {
       const handle = await open(this.pathOf(key), 'r');
-      return handle.createReadStream();
+      return handle.createReadStream({ highWaterMark: 1024 * 1024 });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(`blob ${key} does not exist`);
       throw error;
@@ -59,5 +61,11 @@ export class FileBlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
+  }
+
+  async move(from: string, to: string): Promise<void> {
+    const target = this.pathOf(to);
+    await mkdir(path.dirname(target), { recursive: true });
+    await rename(this.pathOf(from), target);
   }
 }

@@ -40,6 +40,7 @@ import { oauth2AppRoutes } from './users/oauth2-apps.js';
 import { heatmapRoutes } from './activity/heatmap.js';
 import { userFeedRoutes } from './activity/user-feeds.js';
 import { mirrorRoutes } from './mirrors/mirrors.js';
+import { packageRoutes } from './packages/packages.js';
 
 /** Every /api/v1 route, in one table. An area adds its list here. */
 export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes, ...releaseRoutes, ...releaseAssetRoutes, ...commitStatusRoutes,
@@ -47,4 +48,4 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...branchRoutes, ...orgRoutes, ...teamRoutes, ...orgLabelRoutes, ...gitDataRoutes, ...contentsRoutes, ...tagRoutes,
   ...forkRoutes, ...generateRoutes, ...transferRoutes, ...templateInfoRoutes, ...unadoptedRoutes,
   ...userKeyRoutes, ...gpgKeyRoutes, ...userBlockRoutes, ...userAvatarRoutes, ...badgeRoutes, ...markupRoutes, ...nodeInfoRoutes, ...signingKeyRoutes,
-  ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes, ...mirrorRoutes];
+  ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes, ...mirrorRoutes, ...packageRoutes];

@@ -61,6 +61,11 @@ const payloads = {
   'release.updated': release,
   'release.deleted': release,
 
+  // A package version published or deleted (Gitea's package webhook event, action created/deleted).
+  package: z.strictObject({
+    action: z.enum(['created', 'deleted']), owner_id: id, package_id: id, version_id: id, type: name, name, version: name,
+  }),
+
   'organization.created': z.strictObject({ org_id: id, name, owner_id: id }),
   'organization.deleted': z.strictObject({ org_id: id, name }),
   'organization.member_removed': z.strictObject({ org_id: id, user_id: id }),

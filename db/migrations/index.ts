@@ -8,6 +8,7 @@ import { RepoTransfers1732000006000 } from './1732000006000-repo-transfers.js';
 import { Organizations1732000007000 } from './1732000007000-organizations.js';
 import { UserExtras1732000008010 } from './1732000008010-user-extras.js';
 import { Mirrors1732000013000 } from './1732000013000-mirrors.js';
+import { Packages1732000015000 } from './1732000015000-packages.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -21,4 +22,5 @@ export const migrations = [
   Organizations1732000007000,
   UserExtras1732000008010,
   Mirrors1732000013000,
+  Packages1732000015000,
 ];

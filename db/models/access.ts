@@ -130,3 +130,29 @@ export function readableReposCondition(repo: string, viewer: string): string {
     OR EXISTS (SELECT 1 FROM "user" viewer WHERE viewer.id = ${viewerId} AND viewer.is_admin)
     OR ${grantedAccessCondition(repo, viewerId)})))`;
 }
+
+/**
+ * The user's mode on the packages of an owner (Gitea's package determineAccessMode): site administrators and
+ * the owner itself own them; in an organization, members get their teams' highest mode (the packages unit's mode
+ * when the team's overall mode is below write); anyone else reads when the owner is visible to them.
+ */
+export async function packageAccessOf(db: Queryable, user: UserRow | null, owner: UserRow): Promise<AccessMode> {
+  if (user && (!user.is_active || user.prohibit_login)) return accessModes.none;
+  if (user?.is_admin || (user && user.id === owner.id)) return accessModes.owner;
+  let mode: number = accessModes.none;
+  let member = false;
+  if (user && owner.type === 1) {
+    const [row] = await db.query<{ member: boolean; authorize: number | null; unit: number | null }>(
+      `SELECT EXISTS (SELECT 1 FROM org_user WHERE org_id = $1 AND uid = $2) AS member,
+         (SELECT max(t.authorize) FROM team t JOIN team_user tu ON tu.team_id = t.id AND tu.uid = $2 WHERE t.org_id = $1) AS authorize,
+         (SELECT max(u.access_mode) FROM team t JOIN team_user tu ON tu.team_id = t.id AND tu.uid = $2
+            JOIN team_unit u ON u.team_id = t.id AND u.type = 'repo.packages' WHERE t.org_id = $1) AS unit`,
+      [owner.id, user.id],
+    );
+    member = row.member;
+    mode = row.authorize ?? accessModes.none;
+    if (mode < accessModes.write) mode = Math.max(mode, row.unit ?? accessModes.none);
+  }
+  if (mode === accessModes.none && isOwnerVisible(visibilities[owner.visibility], user, member)) mode = accessModes.read;
+  return mode as AccessMode;
+}

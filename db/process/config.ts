@@ -30,7 +30,15 @@ export interface Config {
   migrations: { allowLocalNetworks: boolean; allowedDomains: string[]; blockedDomains: string[] };
   mirror: { minInterval: string; defaultInterval: string };
   mailer: { enabled: boolean; smtpAddr: string | undefined; smtpPort: number | undefined; from: string | undefined };
-  packages: { enabled: boolean };
+  packages: {
+    enabled: boolean;
+    /** Gitea's LIMIT_TOTAL_OWNER_COUNT: package versions per owner; -1 for no limit. */
+    limitTotalOwnerCount: number;
+    /** LIMIT_TOTAL_OWNER_SIZE in bytes; -1 for no limit. */
+    limitTotalOwnerSize: number;
+    /** LIMIT_SIZE_<TYPE> in bytes, by lower-case package type; a missing type has no limit. */
+    limitSize: Record<string, number>;
+  };
   log: { level: string };
   /** HEARTH_ACTORS: the actors a worker process runs, comma-separated; unset or `all` for every one. */
   worker: { actors: string | undefined };
@@ -103,10 +111,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       smtpPort: get('mailer', 'SMTP_PORT') === undefined ? undefined : num('mailer', 'SMTP_PORT', 25),
       from: get('mailer', 'FROM'),
     },
-    packages: { enabled: bool('packages', 'ENABLED', true) },
+    packages: {
+      enabled: bool('packages', 'ENABLED', true),
+      limitTotalOwnerCount: num('packages', 'LIMIT_TOTAL_OWNER_COUNT', -1),
+      limitTotalOwnerSize: parseBytes(get('packages', 'LIMIT_TOTAL_OWNER_SIZE')),
+      limitSize: Object.fromEntries(Object.entries(sections.packages ?? {})
+        .filter(([key]) => key.startsWith('LIMIT_SIZE_'))
+        .map(([key, value]) => [key.slice('LIMIT_SIZE_'.length).toLowerCase(), parseBytes(value)])),
+    },
     log: { level: get('log', 'LEVEL')?.toLowerCase() ?? env.LOG_LEVEL ?? 'info' },
     worker: { actors: env.HEARTH_ACTORS || undefined },
   };
+}
+
+const byteUnits: Record<string, number> = {
+  '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30,
+};
+
+/** A size as Gitea's settings write it (`-1`, `1024`, `500 MB`, `1GiB`); -1 for unset or no limit. */
+export function parseBytes(value: string | undefined): number {
+  if (value === undefined) return -1;
+  const match = /^\s*(-?[0-9.]+)\s*([a-z]*)\s*$/i.exec(value);
+  if (!match) throw new Error(`not a size: ${value}`);
+  const amount = Number(match[1]);
+  const unit = byteUnits[match[2].toLowerCase()];
+  if (unit === undefined || Number.isNaN(amount)) throw new Error(`not a size: ${value}`);
+  return amount < 0 ? -1 : Math.floor(amount * unit);
 }
 
 function readSections(env: NodeJS.ProcessEnv, dataDir: string): Sections {

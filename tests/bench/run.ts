@@ -18,12 +18,15 @@ import { createUser } from '../../db/models/users/users.js';
 import { buildServices, type Services } from '../../db/services.js';
 import { measureGit, type GitFigure, type GitHistory } from './git-bench.js';
 import { measureMirrors } from './mirror-bench.js';
+import { measurePackages, type PackageFigure } from './package-bench.js';
 
 /**
  * `npm run bench`: Hearth's hot read paths under load, each beside a same-run baseline (bare Express 5 and
  * one primary-key query with `pg`), then git transport over Hearth's smart HTTP beside git between local
  * repositories (git-bench.ts). Every server and every load generator is its own process.
- * BENCH_DURATION (seconds, default 10) sets each HTTP figure's run; DATABASE_URL selects an external server.
+ * Then a 100 MiB generic package file up and down beside the same bytes written and read on disk (package-bench.ts).
+ * BENCH_DURATION (seconds, default 10) sets each HTTP figure's run; DATABASE_URL selects an external server;
+ * BENCH_PACKAGE_MIB the package file's size; `npm run bench -- packages` runs the package figures alone.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const self = fileURLToPath(import.meta.url);
@@ -210,7 +213,14 @@ function printTable(figures: Figure[], git: GitFigure[]): void {
   console.log([line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n'));
 }
 
-function writeResults(figures: Figure[], git: { history: GitHistory; figures: GitFigure[] }, seconds: number): string {
+function printPackages(figures: PackageFigure[]): void {
+  for (const f of figures) {
+    console.log(`${f.name}: ${(f.mib / f.seconds).toFixed(0)} MiB/s, disk ${(f.mib / f.baselineSeconds).toFixed(0)} MiB/s, ` +
+      `${f.throughputRatio.toFixed(2)}× of disk, web RSS +${f.rssGrowthMiB} MiB during the transfer`);
+  }
+}
+
+function writeResults(figures: Figure[], git: { history: GitHistory; figures: GitFigure[] } | null, seconds: number, packages: PackageFigure[]): string {
   const dir = path.join(root, 'tests', 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const started = new Date();
@@ -223,7 +233,7 @@ function writeResults(figures: Figure[], git: { history: GitHistory; figures: Gi
     // Other work on the machine moves every figure; the 1-minute load average at the end tells how much.
     loadAverage: os.loadavg()[0],
   };
-  writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), machine, connections, durationSeconds: seconds, figures, git }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), machine, connections, durationSeconds: seconds, figures, git, packages }, null, 2)}\n`);
   return file;
 }
 
@@ -243,10 +253,19 @@ async function main(): Promise<void> {
     // Loopback sources are allowed: the mirror benchmark migrates from this same Hearth.
     const env = { ...process.env, NODE_ENV: 'production', DATABASE_URL: benchUrl, HEARTH_DATA_DIR: scratch, HEARTH__migrations__ALLOW_LOCALNETWORKS: 'true' };
     const ports = { baseline: await freePort(), hearth: await freePort() };
-    const baseline = await startServer([self, 'baseline-server'], { ...env, PORT: String(ports.baseline) }, ports.baseline);
-    children.push(baseline);
     const hearth = await startServer(['api/server.ts'], { ...env, PORT: String(ports.hearth) }, ports.hearth);
     children.push(hearth);
+    const packageFigures = () => measurePackages(path.join(scratch, 'package-bench'), {
+      base: `http://127.0.0.1:${ports.hearth}/api/packages/${username}/generic`, authorization: `token ${token}`, rss: () => rssMiB(hearth.pid!),
+    }, Number(process.env.BENCH_PACKAGE_MIB ?? 100));
+    if (process.argv[2] === 'packages') {
+      const packages = await packageFigures();
+      printPackages(packages);
+      console.log(`written to ${path.relative(root, writeResults([], null, seconds, packages))}`);
+      return;
+    }
+    const baseline = await startServer([self, 'baseline-server'], { ...env, PORT: String(ports.baseline) }, ports.baseline);
+    children.push(baseline);
     const listed = (await (await fetch(`http://127.0.0.1:${ports.hearth}/api/v1/repos/${username}/${repos.branches}/branches`)).json()) as unknown[];
     if (listed.length !== branchCount) throw new Error(`the branch list shows ${listed.length} branches, not ${branchCount}`);
     const figures = await measure(
@@ -289,8 +308,10 @@ async function main(): Promise<void> {
       databaseUrl: benchUrl,
       rss: () => rssMiB(hearth.pid!),
     }));
+    const packages = await packageFigures();
     printTable(figures, git.figures);
-    const file = path.relative(root, writeResults(figures, git, seconds));
+    printPackages(packages);
+    const file = path.relative(root, writeResults(figures, git, seconds, packages));
     console.log(
       `\n${connections} connections, ${seconds} s per HTTP figure; git: ${git.history.commits} commits touching ${git.history.files} files ` +
       `(${git.history.packMiB} MiB packed), baseline file:// between local repositories; ${os.cpus().length} CPUs, ` +
