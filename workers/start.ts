@@ -159,7 +159,7 @@ async function main(): Promise<void> {
   }
   const { config, warnings } = reading;
   for (const warning of warnings) console.error(`hearth: warning: ${warning}`);
-  const log = pino({ level: config.log.level, base: { process: 'start' } });
+  const log = pino({ level: config.log.level, base: { process: 'start' } }, pino.destination({ sync: true }));
   const supervisor = new Supervisor(log, config);
   let exitCode = 0;
   let stopped: Promise<void> | undefined;
