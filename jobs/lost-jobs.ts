@@ -8,9 +8,9 @@ import pg from 'pg';
  * its own for as long as it lives: PostgreSQL releases it the moment that connection closes, so "the lock is
  * held" is "the worker is alive", on any host. A handler records its worker id in the job's `output` column
  * (pg-boss does not read it while the job is active and overwrites it on completion or failure). A sweep,
- * at every worker's start and every few seconds after, fails the active jobs whose worker holds no lock; pg-boss
- * then retries them under their queue's policy, so a lost run counts as an attempt and a job that kills its
- * worker every time ends failed after its retry limit instead of looping.
+ * at every worker's start and every few seconds after, puts the active jobs whose worker holds no lock back in
+ * their queue at once; a lost run counts as an attempt, so a job that kills its worker every time ends failed
+ * at its retry limit instead of looping.
  */
 const lockSpace = 7_302_003;
 export const sweepIntervalMs = 5_000;
@@ -39,10 +39,15 @@ export async function claimJob(boss: PgBoss, name: string, jobId: string, worker
   );
 }
 
-/** Fails the active jobs of workers that are gone; returns how many. */
-export async function recoverLostJobs(boss: PgBoss): Promise<number> {
-  const { rows } = (await boss.getDb().executeSql(
-    `SELECT j.name, j.id, j.output->>'hearthWorker' AS worker
+/**
+ * Puts the active jobs of workers that are gone back in their queue, to run at once (the lost run counts as an
+ * attempt: pg-boss counts a retry when it fetches a job that was started before); a job with no attempt left
+ * is failed. Returns the queues that have jobs to run again.
+ */
+export async function recoverLostJobs(boss: PgBoss): Promise<string[]> {
+  const db = boss.getDb();
+  const { rows } = (await db.executeSql(
+    `SELECT j.name, j.id, j.retry_count < j.retry_limit AS retryable, j.output->>'hearthWorker' AS worker
        FROM pgboss.job j
       WHERE j.state = 'active' AND j.output ? 'hearthWorker'
         AND NOT EXISTS (
@@ -51,17 +56,19 @@ export async function recoverLostJobs(boss: PgBoss): Promise<number> {
              AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
              AND l.classid = $1::int::oid AND l.objid = (j.output->>'hearthWorker')::bigint::oid)`,
     [lockSpace],
-  )) as { rows: { name: string; id: string; worker: string }[] };
-  const byQueue = new Map<string, { ids: string[]; workers: Set<string> }>();
+  )) as { rows: { name: string; id: string; retryable: boolean; worker: string }[] };
+  const queues = new Set<string>();
   for (const row of rows) {
-    const entry = byQueue.get(row.name) ?? { ids: [], workers: new Set<string>() };
-    entry.ids.push(row.id);
-    entry.workers.add(row.worker);
-    byQueue.set(row.name, entry);
+    const reason = { message: `the worker process running it stopped (worker ${row.worker})` };
+    if (!row.retryable) {
+      await boss.fail(row.name, row.id, reason);
+      continue;
+    }
+    await db.executeSql(
+      `UPDATE pgboss.job SET state = 'retry', start_after = now(), output = $3::jsonb WHERE name = $1 AND id = $2 AND state = 'active'`,
+      [row.name, row.id, JSON.stringify(reason)],
+    );
+    queues.add(row.name);
   }
-  for (const [name, { ids, workers }] of byQueue) {
-    const reason = { message: `the worker process running it stopped (worker ${[...workers].join(', ')})` };
-    for (const id of ids) await boss.fail(name, id, reason);
-  }
-  return rows.length;
+  return [...queues];
 }

@@ -44,12 +44,10 @@ export interface Subscription {
 export async function subscribe(actors: Actor[], deps: ActorDeps, connectionString: string): Promise<Subscription> {
   const registration = await registerWorker(connectionString);
   const sweep = async (): Promise<void> => {
-    const lost = await recoverLostJobs(deps.boss);
-    if (lost > 0) deps.log.warn({ jobs: lost }, 'jobs of a stopped worker process will run again');
+    const queues = await recoverLostJobs(deps.boss);
+    if (queues.length > 0) deps.log.warn({ queues }, 'jobs of a stopped worker process run again');
+    for (const queue of queues) wake(queue);
   };
-  await sweep();
-  const sweeper = setInterval(() => void sweep().catch((error: unknown) => deps.log.warn({ error: String(error) }, 'lost-job sweep failed')), sweepIntervalMs);
-  sweeper.unref();
   const workerIds = new Map<string, string[]>();
   const wake = (queue: string): void => {
     for (const id of workerIds.get(queue) ?? []) deps.boss.notifyWorker(id);
@@ -77,6 +75,9 @@ export async function subscribe(actors: Actor[], deps: ActorDeps, connectionStri
     }
     workerIds.set(actor.job, ids);
   }
+  await sweep();
+  const sweeper = setInterval(() => void sweep().catch((error: unknown) => deps.log.warn({ error: String(error) }, 'lost-job sweep failed')), sweepIntervalMs);
+  sweeper.unref();
   const stopListening = await listenForJobs(connectionString, wake);
   for (const actor of actors) wake(actor.job);
   return {
