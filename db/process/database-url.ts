@@ -1,8 +1,8 @@
-import { createServer } from 'node:net';
 import path from 'node:path';
 import type { Config } from './config.js';
 import { startEmbeddedPostgres } from './embedded.js';
 import { assertClusterFree } from './postmaster.js';
+import { freePort } from './startup.js';
 
 /** The database a process works on: DATABASE_URL, or the embedded PostgreSQL it started (and stops). */
 export interface Database {
@@ -31,15 +31,4 @@ export async function openDatabase(
   options.onEmbeddedStart?.(dir);
   const database = await startEmbeddedPostgres({ dir, port: await freePort(), log: options.log });
   return { url: database.url, stop: () => database.stop() };
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -97,3 +97,15 @@ export function portError(port: number, error: NodeJS.ErrnoException): Error {
   if (error.code === 'EACCES') return new StartupError(`PORT=${port}: not allowed to listen on this port (ports below 1024 need privileges); choose another PORT`);
   return error;
 }
+
+/** A port nobody listens on now, for the embedded PostgreSQL. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
