@@ -23,7 +23,12 @@ async function main(): Promise<void> {
   process.removeAllListeners('SIGTERM');
   let stop = (_orphaned: boolean): void => process.exit(0);
   onStopRequest((reason) => stop(reason === 'launcher gone'));
-  const database = await startEmbeddedPostgres({ dir, port });
+  const database = await startEmbeddedPostgres({
+    dir,
+    port,
+    onTraversalOpened: (opened, mode) =>
+      console.error(`hearth: warning: running as root: ${opened} is now passable by other users (mode ${mode}) so that the postgres user reaches ${dir}`),
+  });
   stop = (orphaned) => {
     void (async () => {
       if (orphaned) await clientsGone(database.url, 30_000);

@@ -10,6 +10,7 @@ import { openStore } from '../../db/process/boot.js';
 import { loadConfig } from '../../db/process/config.js';
 import { openDatabase, type Database } from '../../db/process/database-url.js';
 import { freePort } from '../../db/process/startup.js';
+import { measureStart, type StartFigure } from './start-bench.js';
 import { inTx } from '../../db/data-source.js';
 import { okOnDisk } from '../git/git-client.js';
 import { createBranch } from '../../db/models/code/branches.js';
@@ -210,7 +211,7 @@ function printTable(figures: Figure[], git: GitFigure[]): void {
   console.log([line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n'));
 }
 
-function writeResults(figures: Figure[], git: { history: GitHistory; figures: GitFigure[] }, seconds: number): string {
+function writeResults(figures: Figure[], git: { history: GitHistory; figures: GitFigure[] } | undefined, start: StartFigure, seconds: number): string {
   const dir = path.join(root, 'tests', 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const started = new Date();
@@ -223,7 +224,7 @@ function writeResults(figures: Figure[], git: { history: GitHistory; figures: Gi
     // Other work on the machine moves every figure; the 1-minute load average at the end tells how much.
     loadAverage: os.loadavg()[0],
   };
-  writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), machine, connections, durationSeconds: seconds, figures, git }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), machine, connections, durationSeconds: seconds, figures, git, start }, null, 2)}\n`);
   return file;
 }
 
@@ -267,8 +268,11 @@ async function main(): Promise<void> {
       dir: services.git.pathOf(username, repos.pushed),
       rss: () => rssMiB(hearth.pid!),
     });
+    await Promise.all(children.splice(0).map(stopServer));
+    const start = await measureStart(root);
     printTable(figures, git.figures);
-    const file = path.relative(root, writeResults(figures, git, seconds));
+    printStart(start);
+    const file = path.relative(root, writeResults(figures, git, start, seconds));
     console.log(
       `\n${connections} connections, ${seconds} s per HTTP figure; git: ${git.history.commits} commits touching ${git.history.files} files ` +
       `(${git.history.packMiB} MiB packed), baseline file:// between local repositories; ${os.cpus().length} CPUs, ` +
@@ -282,8 +286,24 @@ async function main(): Promise<void> {
   }
 }
 
+function printStart(start: StartFigure): void {
+  console.log(`\ntime to first healthz 200: npm start ${(start.secondMs / 1000).toFixed(1)} s (nothing rebuilt, existing data); ` +
+    `${(start.firstMs / 1000).toFixed(1)} s on an empty data directory (cluster initialised, migrations)`);
+}
+
 if (process.argv[2] === 'baseline-server') {
   serveBaseline();
+} else if (process.argv[2] === 'start') {
+  measureStart(root).then(
+    (start) => {
+      printStart(start);
+      process.exit(0);
+    },
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 } else {
   main().then(
     () => process.exit(0),
