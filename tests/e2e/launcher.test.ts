@@ -162,6 +162,8 @@ test('children run in their own process groups: Ctrl-C stops everything through 
   };
   let running: Launcher | undefined;
   cleanUp(t, () => running);
+  const began = Date.now();
+  const mark = (what: string): void => t.log(`${((Date.now() - began) / 1000).toFixed(1)} s: ${what}`);
 
   // 1. a terminal's foreground job: the launcher leads the group; its children are elsewhere
   running = launch(env, { group: true });
@@ -173,6 +175,7 @@ test('children run in their own process groups: Ctrl-C stops everything through 
     t.not(row?.pgid, launcherGroup, `${script} is not in the terminal's process group`);
   }
 
+  mark('started');
   // 2. a job in flight when its worker is killed runs again within 30 s; the web process keeps serving meanwhile
   const worker = childOf(running, 'workers/worker.ts')!;
   const created = await fetch(`${baseUrl}/api/v1/admin/users`, {
@@ -193,12 +196,14 @@ test('children run in their own process groups: Ctrl-C stops everything through 
   t.truthy(restarted, 'a new worker process runs');
   t.not(restarted?.pid, worker.pid);
 
+  mark('lost job ran again');
   // 3. Ctrl-C: SIGINT to the whole foreground group reaches the launcher alone, which stops everything
   let { descendants } = processTable(running.child.pid!);
   process.kill(-launcherGroup, 'SIGINT');
   t.is(await within(40_000, running.exited), 0, running.output.join(''));
   t.deepEqual(await survivors(descendants), [], 'no process left after Ctrl-C');
 
+  mark('stopped by Ctrl-C');
   // 4. kill -9 of the launcher: the children notice and stop
   running = launch(env, { group: true });
   await waitHealthy(baseUrl, running);
@@ -206,6 +211,7 @@ test('children run in their own process groups: Ctrl-C stops everything through 
   process.kill(running.child.pid!, 'SIGKILL');
   t.deepEqual(await survivors(descendants, 40_000), [], 'the children of a killed launcher stop');
 
+  mark('children of the killed launcher gone');
   // 5. a lock file naming a live process that is not PostgreSQL (a pid come round again) does not block the start
   const pidFile = path.join(dir, 'db', 'postmaster.pid');
   writeFileSync(pidFile, `${process.pid}\n${path.join(dir, 'db')}\n0\n5432\n`);
@@ -218,6 +224,7 @@ test('children run in their own process groups: Ctrl-C stops everything through 
   running.child.kill('SIGTERM');
   t.is(await within(40_000, running.exited), 0, running.output.join(''));
   t.deepEqual(await survivors(descendants), []);
+  mark('recovered and stopped');
 });
 
 function npm(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
