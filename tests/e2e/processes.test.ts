@@ -29,7 +29,7 @@ async function call(baseUrl: string, method: string, apiPath: string, auth?: str
 }
 
 test('npm start runs the embedded database, web and worker; stops cleanly and keeps the data across a restart', async (t) => {
-  t.timeout(120_000);
+  t.timeout(300_000);
   const smtp = await startSmtp(t);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-'));
   chmodSync(dataDir, 0o755);
