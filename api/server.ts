@@ -1,35 +1,39 @@
+import { createServer } from 'node:http';
 import { pino } from 'pino';
 import { ensureBootAdmin, openStore, withSecretKey } from '../db/process/boot.js';
-import { loadConfig } from '../db/process/config.js';
+import { StartupError, portError } from '../db/process/startup.js';
+import { configForProcess, onStopRequest, runProcess, tellLauncher } from '../db/process/supervised.js';
 import { buildServices } from '../db/services.js';
 import { createApp } from './app.js';
 
-/** The web process: serves the API until SIGTERM/SIGINT, then lets in-flight requests finish. */
+/** The web process: serves the API until asked to stop, then lets in-flight requests (and their git processes) finish. */
 async function main(): Promise<void> {
-  const config = withSecretKey(loadConfig());
+  const config = withSecretKey(configForProcess());
   const log = pino({ level: config.log.level, base: { process: 'web' } });
-  if (!config.databaseUrl) throw new Error('DATABASE_URL is not set (npm start sets it for the embedded database)');
+  if (!config.databaseUrl) throw new StartupError('DATABASE_URL is not set (npm start sets it for the embedded database)');
+  let stop = (): void => process.exit(0);
+  onStopRequest((reason) => {
+    log.info({ reason }, 'stopping');
+    stop();
+  });
   const store = await openStore(config.databaseUrl, 'web');
   await ensureBootAdmin(store, config, log);
-  const server = createApp({ ...store, ...buildServices(config, log) }).listen(config.port, () => {
-    log.info({ port: config.port, rootUrl: config.rootUrl }, 'web ready');
+  const server = createServer(createApp({ ...store, ...buildServices(config, log) }));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      void store.close().finally(() => reject(portError(config.port, error)));
+    });
+    server.listen(config.port, resolve);
   });
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'stopping');
+  log.info({ port: config.port, rootUrl: config.rootUrl }, 'web ready');
+  await tellLauncher({ hearth: 'ready' });
+  stop = () => {
     server.close(async () => {
       await store.close();
       process.exit(0);
     });
     server.closeIdleConnections();
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runProcess('web', main);

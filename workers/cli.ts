@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 import { openStore, withSecretKey, type OpenStore } from '../db/process/boot.js';
-import { loadConfig, type Config } from '../db/process/config.js';
+import type { Config } from '../db/process/config.js';
+import { configForProcess } from '../db/process/supervised.js';
 import { inTx, type Queryable } from '../db/data-source.js';
-import { EmbeddedDatabaseBusy, openDatabase } from '../db/process/database-url.js';
+import { openDatabase } from '../db/process/database-url.js';
+import { describeStartupFailure } from '../db/process/startup.js';
 import { HttpError } from '../db/errors.js';
 import { createToken } from '../db/models/users/tokens.js';
 import { enrollTotp } from '../db/models/users/two-factor.js';
@@ -152,7 +154,7 @@ function parseCommand(argv: string[]): { command: Command; values: Values } {
 }
 
 async function execute(command: Command, values: Values): Promise<string> {
-  const config = withSecretKey(loadConfig());
+  const config = withSecretKey(configForProcess());
   const database = await openDatabase(config, {
     onEmbeddedStart: (dir) => console.error(`starting the embedded PostgreSQL under ${dir}`),
   });
@@ -189,8 +191,7 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (error instanceof HttpError) console.error(describe(error));
-    else if (error instanceof EmbeddedDatabaseBusy) console.error(error.message);
-    else console.error(error);
+    else console.error(describeStartupFailure(error, process.env.DATABASE_URL) ?? error);
     return 1;
   }
 }

@@ -6,6 +6,8 @@ import type { Store } from '../db/data-source.js';
 import { buildServices } from '../db/services.js';
 import { jobs, jobNames, type JobName } from '../jobs/catalogue.js';
 import { forbidRetry, listenForJobs } from '../jobs/queue.js';
+import { claimJob, recoverLostJobs, registerWorker, sweepIntervalMs } from '../jobs/lost-jobs.js';
+import { StartupError } from '../db/process/startup.js';
 
 /** Picks the actors named in HEARTH_ACTORS (all when unset) and checks the catalogue is covered exactly once. */
 export function chooseActors(all: Actor[], selection: string | undefined): Actor[] {
@@ -16,7 +18,7 @@ export function chooseActors(all: Actor[], selection: string | undefined): Actor
   if (!selection || selection === 'all') return all;
   const wanted = selection.split(',').map((s) => s.trim()).filter(Boolean);
   const unknown = wanted.filter((name) => !all.some((actor) => actor.name === name));
-  if (unknown.length) throw new Error(`HEARTH_ACTORS names unknown actors: ${unknown.join(', ')}`);
+  if (unknown.length) throw new StartupError(`HEARTH_ACTORS names unknown actors: ${unknown.join(', ')}`);
   return all.filter((actor) => wanted.includes(actor.name));
 }
 
@@ -31,6 +33,8 @@ export function actorDeps(store: Store, config: Config, log: Logger): ActorDeps 
 export interface Subscription {
   /** Stops fetching, waits for running jobs, closes the wake-up listener. */
   drain(): Promise<void>;
+  /** This process's id in the jobs it runs (see jobs/lost-jobs.ts). */
+  workerId: number;
 }
 
 /**
@@ -38,6 +42,12 @@ export interface Subscription {
  * on every insert; a full batch asks for the next one at once, so a backlog drains without polling gaps.
  */
 export async function subscribe(actors: Actor[], deps: ActorDeps, connectionString: string): Promise<Subscription> {
+  const registration = await registerWorker(connectionString);
+  const sweep = async (): Promise<void> => {
+    const queues = await recoverLostJobs(deps.boss);
+    if (queues.length > 0) deps.log.warn({ queues }, 'jobs of a stopped worker process run again');
+    for (const queue of queues) wake(queue);
+  };
   const workerIds = new Map<string, string[]>();
   const wake = (queue: string): void => {
     for (const id of workerIds.get(queue) ?? []) deps.boss.notifyWorker(id);
@@ -54,6 +64,7 @@ export async function subscribe(actors: Actor[], deps: ActorDeps, connectionStri
           await forbidRetry(deps.boss, actor.job, job.id);
           throw payload.error;
         }
+        await claimJob(deps.boss, actor.job, job.id, registration.id);
         const started = Date.now();
         const outcome = await actor.handle(payload.data as never, deps);
         deps.log.info({ actor: actor.name, job: job.id, outcome, ms: Date.now() - started }, 'job handled');
@@ -64,12 +75,18 @@ export async function subscribe(actors: Actor[], deps: ActorDeps, connectionStri
     }
     workerIds.set(actor.job, ids);
   }
+  await sweep();
+  const sweeper = setInterval(() => void sweep().catch((error: unknown) => deps.log.warn({ error: String(error) }, 'lost-job sweep failed')), sweepIntervalMs);
+  sweeper.unref();
   const stopListening = await listenForJobs(connectionString, wake);
   for (const actor of actors) wake(actor.job);
   return {
+    workerId: registration.id,
     async drain() {
+      clearInterval(sweeper);
       await stopListening();
       for (const actor of actors) await deps.boss.offWork(actor.job);
+      await registration.release();
     },
   };
 }

@@ -5,6 +5,8 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { createQueue, startQueue } from '../../jobs/queue.js';
 import type { Config } from './config.js';
+import { StartupError } from './startup.js';
+import { HttpError } from '../errors.js';
 import { createDataSource, inTx, migrate, poolReader, type Store } from '../data-source.js';
 import { createUser, findUserByName } from '../models/users/users.js';
 
@@ -59,6 +61,8 @@ export async function ensureBootAdmin(store: Store, config: Config, log: Logger)
     log.info({ username: admin.username }, 'created the boot administrator');
   } catch (error) {
     // Web and worker may race to create it; the loser sees "already exists".
-    if (!(await findUserByName(store.db, admin.username))) throw error;
+    if (await findUserByName(store.db, admin.username)) return;
+    if (error instanceof HttpError) throw new StartupError(`HEARTH_ADMIN_USERNAME=${admin.username}: the boot administrator is refused: ${error.message}`);
+    throw error;
   }
 }

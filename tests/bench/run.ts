@@ -8,7 +8,9 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { openStore } from '../../db/process/boot.js';
 import { loadConfig } from '../../db/process/config.js';
-import { openDatabase, freePort, type Database } from '../../db/process/database-url.js';
+import { openDatabase, type Database } from '../../db/process/database-url.js';
+import { freePort } from '../../db/process/startup.js';
+import { measureStart, type StartFigure } from './start-bench.js';
 import { inTx } from '../../db/data-source.js';
 import { okOnDisk } from '../git/git-client.js';
 import { createBranch } from '../../db/models/code/branches.js';
@@ -220,7 +222,12 @@ function printPackages(figures: PackageFigure[]): void {
   }
 }
 
-function writeResults(figures: Figure[], git: { history: GitHistory; figures: GitFigure[] } | null, seconds: number, packages: PackageFigure[]): string {
+interface ExtraFigures {
+  packages?: PackageFigure[];
+  start?: StartFigure;
+}
+
+function writeResults(figures: Figure[], git: { history: GitHistory; figures: GitFigure[] } | null, seconds: number, extra: ExtraFigures): string {
   const dir = path.join(root, 'tests', 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const started = new Date();
@@ -233,7 +240,7 @@ function writeResults(figures: Figure[], git: { history: GitHistory; figures: Gi
     // Other work on the machine moves every figure; the 1-minute load average at the end tells how much.
     loadAverage: os.loadavg()[0],
   };
-  writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), machine, connections, durationSeconds: seconds, figures, git, packages }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), machine, connections, durationSeconds: seconds, figures, git, ...extra }, null, 2)}\n`);
   return file;
 }
 
@@ -261,7 +268,7 @@ async function main(): Promise<void> {
     if (process.argv[2] === 'packages') {
       const packages = await packageFigures();
       printPackages(packages);
-      console.log(`written to ${path.relative(root, writeResults([], null, seconds, packages))}`);
+      console.log(`written to ${path.relative(root, writeResults([], null, seconds, { packages }))}`);
       return;
     }
     const baseline = await startServer([self, 'baseline-server'], { ...env, PORT: String(ports.baseline) }, ports.baseline);
@@ -309,9 +316,12 @@ async function main(): Promise<void> {
       rss: () => rssMiB(hearth.pid!),
     }));
     const packages = await packageFigures();
+    await Promise.all(children.splice(0).map(stopServer));
+    const start = await measureStart(root);
     printTable(figures, git.figures);
     printPackages(packages);
-    const file = path.relative(root, writeResults(figures, git, seconds, packages));
+    printStart(start);
+    const file = path.relative(root, writeResults(figures, git, seconds, { packages, start }));
     console.log(
       `\n${connections} connections, ${seconds} s per HTTP figure; git: ${git.history.commits} commits touching ${git.history.files} files ` +
       `(${git.history.packMiB} MiB packed), baseline file:// between local repositories; ${os.cpus().length} CPUs, ` +
@@ -325,8 +335,24 @@ async function main(): Promise<void> {
   }
 }
 
+function printStart(start: StartFigure): void {
+  console.log(`\ntime to first healthz 200: npm start ${(start.secondMs / 1000).toFixed(1)} s (nothing rebuilt, existing data); ` +
+    `${(start.firstMs / 1000).toFixed(1)} s on an empty data directory (cluster initialised, migrations)`);
+}
+
 if (process.argv[2] === 'baseline-server') {
   serveBaseline();
+} else if (process.argv[2] === 'start') {
+  measureStart(root).then(
+    (start) => {
+      printStart(start);
+      process.exit(0);
+    },
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
 } else {
   main().then(
     () => process.exit(0),

@@ -202,8 +202,13 @@ test('an embedded database already running under npm start is reported, with DAT
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   chmodSync(dataDir, 0o755);
   mkdirSync(path.join(dataDir, 'db'));
-  // What a running postmaster leaves: its (live) pid, data directory, start time and port.
-  writeFileSync(path.join(dataDir, 'db', 'postmaster.pid'), `${process.pid}\n${path.join(dataDir, 'db')}\n1700000000\n54329\n\n127.0.0.1\n`);
+  // What a running postmaster leaves: its (live) pid, data directory, start time and port. The process must look
+  // like a postgres: a lock file naming any other live program is stale (its pid came round again) and is removed.
+  const postmaster = spawn('sleep', ['120'], { argv0: 'postgres', stdio: 'ignore' });
+  t.teardown(() => {
+    postmaster.kill('SIGKILL');
+  });
+  writeFileSync(path.join(dataDir, 'db', 'postmaster.pid'), `${postmaster.pid}\n${path.join(dataDir, 'db')}\n1700000000\n54329\n\n127.0.0.1\n`);
   const { DATABASE_URL: _unset, ...env } = process.env;
   const outcome = await runCli({ ...env, HEARTH_DATA_DIR: dataDir }, ['admin', 'user', 'list']);
   t.is(outcome.code, 1);

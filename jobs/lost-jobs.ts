@@ -1,0 +1,74 @@
+import { randomInt } from 'node:crypto';
+import type PgBoss from 'pg-boss';
+import pg from 'pg';
+
+/**
+ * Jobs left `active` by a worker process that died (kill -9, out of memory) run again within seconds instead of
+ * after their expiry. Each worker process holds a session advisory lock (LOCK_SPACE, its id) on a connection of
+ * its own for as long as it lives: PostgreSQL releases it the moment that connection closes, so "the lock is
+ * held" is "the worker is alive", on any host. A handler records its worker id in the job's `output` column
+ * (pg-boss does not read it while the job is active and overwrites it on completion or failure). A sweep,
+ * at every worker's start and every few seconds after, puts the active jobs whose worker holds no lock back in
+ * their queue at once; a lost run counts as an attempt, so a job that kills its worker every time ends failed
+ * at its retry limit instead of looping.
+ */
+const lockSpace = 7_302_003;
+export const sweepIntervalMs = 5_000;
+
+export interface WorkerRegistration {
+  id: number;
+  release(): Promise<void>;
+}
+
+export async function registerWorker(connectionString: string): Promise<WorkerRegistration> {
+  const client = new pg.Client({ connectionString, application_name: 'hearth-worker-alive' });
+  client.on('error', () => undefined);
+  await client.connect();
+  for (;;) {
+    const id = randomInt(1, 2 ** 31 - 1);
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [lockSpace, id]);
+    if (rows[0].locked) return { id, release: () => client.end().catch(() => undefined) };
+  }
+}
+
+/** Marks an active job as run by this worker. */
+export async function claimJob(boss: PgBoss, name: string, jobId: string, workerId: number): Promise<void> {
+  await boss.getDb().executeSql(
+    `UPDATE pgboss.job SET output = jsonb_build_object('hearthWorker', $3::int) WHERE name = $1 AND id = $2 AND state = 'active'`,
+    [name, jobId, workerId],
+  );
+}
+
+/**
+ * Puts the active jobs of workers that are gone back in their queue, to run at once (the lost run counts as an
+ * attempt: pg-boss counts a retry when it fetches a job that was started before); a job with no attempt left
+ * is failed. Returns the queues that have jobs to run again.
+ */
+export async function recoverLostJobs(boss: PgBoss): Promise<string[]> {
+  const db = boss.getDb();
+  const { rows } = (await db.executeSql(
+    `SELECT j.name, j.id, j.retry_count < j.retry_limit AS retryable, j.output->>'hearthWorker' AS worker
+       FROM pgboss.job j
+      WHERE j.state = 'active' AND j.output ? 'hearthWorker'
+        AND NOT EXISTS (
+          SELECT 1 FROM pg_locks l
+           WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+             AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+             AND l.classid = $1::int::oid AND l.objid = (j.output->>'hearthWorker')::bigint::oid)`,
+    [lockSpace],
+  )) as { rows: { name: string; id: string; retryable: boolean; worker: string }[] };
+  const queues = new Set<string>();
+  for (const row of rows) {
+    const reason = { message: `the worker process running it stopped (worker ${row.worker})` };
+    if (!row.retryable) {
+      await boss.fail(row.name, row.id, reason);
+      continue;
+    }
+    await db.executeSql(
+      `UPDATE pgboss.job SET state = 'retry', start_after = now(), output = $3::jsonb WHERE name = $1 AND id = $2 AND state = 'active'`,
+      [row.name, row.id, JSON.stringify(reason)],
+    );
+    queues.add(row.name);
+  }
+  return [...queues];
+}
