@@ -90,3 +90,17 @@ test('organization labels are usable on the organization\'s repositories with th
   t.deepEqual(await labelIdsOf(hearth, issue.id), []);
   t.deepEqual((await hearth.call('GET', '/repos/acme/tool/issues/1')).body.labels, []);
 });
+
+test('a repository created with issue_labels gets the template\'s labels, and their exclusive scopes hold on issues', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const made = await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'tpl', issue_labels: 'Advanced' } });
+  t.is(made.status, 201, JSON.stringify(made.body));
+  const labels = await hearth.call('GET', '/repos/alice/tpl/labels?limit=50');
+  const byName = new Map<string, { id: number; exclusive: boolean }>(labels.body.map((l: { name: string; id: number; exclusive: boolean }) => [l.name, l]));
+  t.true(byName.get('Reviewed/Duplicate')!.exclusive);
+  const duplicate = byName.get('Reviewed/Duplicate')!.id;
+  const invalid = byName.get('Reviewed/Invalid')!.id;
+  const created = await hearth.call('POST', '/repos/alice/tpl/issues', { auth: alice.bearer, body: { title: 'x', labels: [duplicate, invalid] } });
+  t.deepEqual(created.body.labels.map((l: { id: number }) => l.id), [invalid]);
+});
