@@ -1,4 +1,4 @@
-import { forbidden, notFound } from '../../db/errors.js';
+import { forbidden, locked, notFound } from '../../db/errors.js';
 import { unitModeOf } from '../../db/models/access.js';
 import type { IssueRow } from '../../db/models/issues/issue-row.js';
 import { getIssueByIndex } from '../../db/models/issues/issues.js';
@@ -28,4 +28,9 @@ export async function loadIssue(deps: Deps, repo: LoadedRepo, index: number, nee
   if (mode < accessModes.read) throw notFound(`issue does not exist [repo_id: ${repo.repo.id}, index: ${index}]`);
   if (need === 'write' && mode < accessModes.write) throw forbidden('user should have permission to write issues or pull requests');
   return { issue, mode };
+}
+
+/** Gitea's mustNotBeArchived: an archived repository takes no new issues or comments (423). */
+export function assertNotArchived(repo: LoadedRepo): void {
+  if (repo.repo.is_archived) throw locked('repo is archived');
 }

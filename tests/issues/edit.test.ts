@@ -131,3 +131,25 @@ test('deleting an issue needs repository admin and takes its rows and counters w
   const next = await hearth.call('POST', '/repos/alice/tool/issues', { auth: alice.bearer, body: { title: 'next' } });
   t.is(next.body.number, 2, 'indexes are not reused');
 });
+
+test('deleting a pull request\'s issue removes its refs once committed; an archived repository takes no new issues or comments', async (t) => {
+  const { hearth, alice, repo } = await setUp(t);
+  const { execFileSync } = await import('node:child_process');
+  const withCode = await build.repo(hearth, alice, { name: 'code', autoInit: true });
+  const dir = hearth.deps.git.pathOf('alice', 'code');
+  const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
+  await build.issue(hearth, withCode, { isPull: true });
+  await build.issue(hearth, withCode, { isPull: true });
+  git('update-ref', 'refs/pull/1/head', 'main');
+  git('update-ref', 'refs/pull/10/head', 'main');
+  t.is((await hearth.call('DELETE', '/repos/alice/code/issues/1', { auth: alice.bearer })).status, 204);
+  t.deepEqual(git('for-each-ref', '--format=%(refname)', 'refs/pull').split('\n'), ['refs/pull/10/head']);
+  const [counters] = await hearth.store.db.query('SELECT num_pulls FROM repository WHERE id = $1', [withCode.id]);
+  t.deepEqual(counters, { num_pulls: 1 });
+
+  await build.issue(hearth, repo);
+  await hearth.store.db.query('UPDATE repository SET is_archived = true WHERE id = $1', [repo.id]);
+  t.is((await hearth.call('POST', '/repos/alice/tool/issues', { auth: alice.bearer, body: { title: 'x' } })).status, 423);
+  t.is((await hearth.call('POST', '/repos/alice/tool/issues/1/comments', { auth: alice.bearer, body: { body: 'x' } })).status, 423);
+  t.deepEqual(await hearth.store.db.query('SELECT index FROM issue WHERE repo_id = $1', [repo.id]), [{ index: 1 }]);
+});

@@ -13,7 +13,7 @@ import { loadTimelineViews } from '../../../db/views/timeline.js';
 import { accessModeOf } from '../../../db/models/access.js';
 import { findRepoById } from '../../../db/models/repos/repos.js';
 import { renderTimelineComment } from '../../render/timeline.js';
-import { issueUnitMode, loadIssue } from '../../context/issue.js';
+import { assertNotArchived, issueUnitMode, loadIssue } from '../../context/issue.js';
 import type { LoadedRepo } from '../../context/repo.js';
 import type { Deps } from '../../deps.js';
 import { created, noContent, ok, route } from '../../http/route.js';
@@ -37,6 +37,7 @@ async function loadComment(deps: Deps, repo: LoadedRepo, id: number) {
 }
 
 async function edit(deps: Deps, repo: LoadedRepo, doer: UserRow, id: number, body: string) {
+  assertNotArchived(repo);
   const { comment, issue, canWrite } = await loadComment(deps, repo, id);
   assertMayChangeComment(comment, doer, canWrite);
   if (!isEditableComment(comment)) return noContent();
@@ -67,6 +68,7 @@ export const commentRoutes = [
     method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/comments', operationId: 'issueCreateComment', summary: 'Add a comment to an issue', tag: 'issue',
     scope: 'write:issue', signedIn: true, repo: issuesRepo, ids: ['index'], body: commentBody, responses: { 201: 'Comment', 422: 'validationError' },
     handle: async ({ deps, repo, doer, ids, body }) => {
+      assertNotArchived(repo);
       const { issue, mode } = await loadIssue(deps, repo, ids.index);
       const row = await inTx(deps, (tx) => createComment(tx, repo.repo, issue, doer, body.body, mode >= accessModes.write));
       return created((await renderComments(deps, repo.repo, [row], new Map([[issue.id, issue]]), doer))[0]);

@@ -1,7 +1,7 @@
 import { inTx } from '../../../db/data-source.js';
 import { editIssue, openIssue } from '../../../db/models/issues/issue-options.js';
 import { accessModes } from '../../../db/models/repos/repo-row.js';
-import { issueUnitMode, loadIssue } from '../../context/issue.js';
+import { assertNotArchived, issueUnitMode, loadIssue } from '../../context/issue.js';
 import { z } from 'zod';
 import { forbidden } from '../../../db/errors.js';
 import { listIssues } from '../../../db/models/issues/issue-list.js';
@@ -29,8 +29,9 @@ export const issueRoutes = [
     method: 'post', path: '/repos/{owner}/{repo}/issues', operationId: 'issueCreateIssue',
     summary: 'Create an issue. If using deadline only the date will be taken into account, and time of day ignored.', tag: 'issue',
     scope: 'write:issue', signedIn: true, repo: { unit: 'repo.issues' }, body: createIssueBody,
-    responses: { 201: 'Issue', 412: 'error', 422: 'validationError' },
+    responses: { 201: 'Issue', 412: 'error', 422: 'validationError', 423: 'error' },
     handle: async ({ deps, repo, doer, body }) => {
+      assertNotArchived(repo);
       const canWrite = (await issueUnitMode(deps, repo, false)) >= accessModes.write;
       const issue = await inTx(deps, (tx) => openIssue(tx, repo.repo, doer, body, canWrite));
       return created(await renderOneIssue(deps, issue, repo.repo));
@@ -59,7 +60,7 @@ export const issueRoutes = [
     scope: 'write:issue', signedIn: true, repo: { mode: 'admin' }, ids: ['index'], responses: { 204: 'empty' },
     handle: async ({ deps, repo, doer, ids }) => {
       const { issue } = await loadIssue(deps, repo, ids.index);
-      await inTx(deps, (tx) => deleteIssue(tx, repo.repo, issue, doer));
+      await inTx(deps, (tx) => deleteIssue(tx, deps, repo.repo, issue, doer));
       return noContent();
     },
   }),

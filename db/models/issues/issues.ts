@@ -1,6 +1,7 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { invalid, notFound, preconditionFailed } from '../../errors.js';
 import { emit } from '../../events/emit.js';
+import type { GitStore } from '../../git/store.js';
 import type { LabelRow } from '../orgs/labels.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
@@ -217,9 +218,18 @@ export async function editIssueText(
   return row;
 }
 
-/** Deletes the issue with its comments, labels and assignees; counters follow. */
-export async function deleteIssue(tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow): Promise<void> {
+/**
+ * Deletes the issue with its comments, labels and assignees; counters follow. A pull request's refs
+ * (`refs/pull/N/...`) are removed from its git repository once the deletion is committed.
+ */
+export async function deleteIssue(tx: Tx, ctx: { git: GitStore }, repo: RepoRow, issue: IssueRow, doer: UserRow): Promise<void> {
   const before = await lockIssue(tx, issue);
+  if (before.is_pull) {
+    tx.afterCommit(async () => {
+      const git = ctx.git.open(repo);
+      for (const ref of await git.listRefNames([`refs/pull/${before.index}`])) await git.deleteRef(ref);
+    });
+  }
   const labelIds = (await tx.query<{ label_id: number }>('SELECT label_id FROM issue_label WHERE issue_id = $1', [before.id])).map((r) => r.label_id);
   await tx.query('DELETE FROM issue WHERE id = $1', [before.id]);
   await adjustRepoCounters(tx, repo.id, before.is_pull, -1, before.is_closed ? -1 : 0);
