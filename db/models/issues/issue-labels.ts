@@ -143,7 +143,7 @@ export async function replaceIssueLabels(tx: Tx, repo: RepoRow, issue: IssueRow,
   await applyLabels(tx, repo, issue, doer, current, winnersOfScopes(labels));
 }
 
-/** Removes one label; a label the issue does not carry is a 422 as in Gitea (ErrLabelNotExist is not reported: the label exists). */
+/** Removes one label; removing a label the issue does not carry changes nothing. */
 export async function removeIssueLabel(tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, label: LabelRow): Promise<void> {
   const current = await lockedLabels(tx, issue);
   await applyLabels(tx, repo, issue, doer, current, current.filter((l) => Number(l.id) !== Number(label.id)));

@@ -93,7 +93,7 @@ async function adjustRepoCounters(tx: Tx, repoId: number, isPull: boolean, total
 
 /**
  * Creates an issue with its labels, milestone and assignees in the caller's transaction (spec rule 5), with
- * the next index of the repository; the poster is subscribed by mention rules of the body.
+ * the next index of the repository; users `@mentioned` in the body are recorded.
  */
 export async function createIssue(tx: Tx, repo: RepoRow, doer: UserRow, input: NewIssue): Promise<IssueRow> {
   assertTitle(input.title);
