@@ -165,7 +165,8 @@ async function seedIssues(tx: Tx, repo: RepoRow, user: UserRow): Promise<void> {
 
 async function startServer(args: string[], env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+  // tsx compiles every module at start: on a loaded machine that alone can take over half a minute
+  for (const deadline = Date.now() + 120_000; Date.now() < deadline; ) {
     if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
     const up = await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
     if (up) return child;
