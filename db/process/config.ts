@@ -123,6 +123,9 @@ export const sections = {
     maxCreationLimit: key('MAX_CREATION_LIMIT', setting.integer.pipe(z.number().min(-1)).default(-1)),
     allowForkWithoutMaximumLimit: key('ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT', setting.flag.default(true)),
   }),
+  'repository.issue': section({
+    maxPinned: key('MAX_PINNED', setting.integer.pipe(z.number().min(0)).default(3)),
+  }),
   ui: section({
     reactions: key('REACTIONS', setting.list.default(reactions.split(','))),
   }),
@@ -173,7 +176,9 @@ const environment = z.object({
   LOG_LEVEL: logLevel.optional(),
 });
 
-export interface Config extends Omit<SectionConfig, 'server' | 'log' | 'default' | 'packages'> {
+export interface Config extends Omit<SectionConfig, 'server' | 'log' | 'default' | 'packages' | 'repository.issue'> {
+  /** `[repository.issue]`. */
+  repositoryIssue: SectionConfig['repository.issue'];
   port: number;
   rootUrl: string;
   /** Gitea's top-level APP_NAME (`HEARTH__DEFAULT__APP_NAME`): the instance's name on its home page. */
@@ -264,7 +269,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReading 
   const s = values as SectionConfig;
   let rootUrl = e.HEARTH_ROOT_URL ?? s.server.rootUrl ?? `http://localhost:${e.PORT}/`;
   if (!rootUrl.endsWith('/')) rootUrl += '/';
-  const { server: _server, log, default: top, packages, ...rest } = s;
+  const { server: _server, log, default: top, packages, 'repository.issue': repositoryIssue, ...rest } = s;
   const limitSize = Object.fromEntries(packageTypes.map((type) => [type, packages[`limitSize_${type}`]]));
   return {
     config: {
@@ -272,6 +277,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReading 
       port: e.PORT,
       rootUrl,
       appName: top.appName,
+      repositoryIssue,
       packages: { enabled: packages.enabled, limitTotalOwnerCount: packages.limitTotalOwnerCount, limitTotalOwnerSize: packages.limitTotalOwnerSize, limitSize },
       dataDir,
       databaseUrl: e.DATABASE_URL || undefined,
