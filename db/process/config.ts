@@ -11,7 +11,7 @@ export interface Config {
   databaseUrl: string | undefined;
   bootAdmin: { username: string; password: string; email: string } | undefined;
   actions: { enabled: boolean };
-  service: { allowCrossRepositoryDependencies: boolean; enableReverseProxyAuthenticationApi: boolean };
+  service: { allowCrossRepositoryDependencies: boolean; enableReverseProxyAuthenticationApi: boolean; enableTimetracking: boolean };
   security: {
     disableQueryAuthToken: boolean;
     reverseProxyAuthenticationUser: string;
@@ -22,6 +22,8 @@ export interface Config {
   };
   repository: { maxCreationLimit: number; allowForkWithoutMaximumLimit: boolean };
   ui: { reactions: string[] };
+  /** Files attached to issues and comments (Gitea's [attachment]); `maxSize` in MiB. */
+  attachment: { enabled: boolean; allowedTypes: string; maxSize: number; maxFiles: number };
   webhook: { allowedHostList: string; deliverTimeoutSeconds: number };
   migrations: { allowLocalNetworks: boolean };
   mirror: { minInterval: string; defaultInterval: string };
@@ -33,6 +35,9 @@ export interface Config {
 }
 
 type Sections = Record<string, Record<string, string>>;
+
+/** Gitea's default [attachment] ALLOWED_TYPES. */
+const defaultAttachmentTypes = '.avif,.cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.webp,.xls,.xlsx,.zip';
 
 /** Reads the INI file (HEARTH_CONFIG or $HEARTH_DATA_DIR/app.ini) and HEARTH__SECTION__KEY overrides. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -65,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     service: {
       allowCrossRepositoryDependencies: bool('service', 'ALLOW_CROSS_REPOSITORY_DEPENDENCIES', true),
       enableReverseProxyAuthenticationApi: bool('service', 'ENABLE_REVERSE_PROXY_AUTHENTICATION_API', false),
+      enableTimetracking: bool('service', 'ENABLE_TIMETRACKING', true),
     },
     security: {
       disableQueryAuthToken: bool('security', 'DISABLE_QUERY_AUTH_TOKEN', false),
@@ -78,6 +84,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       allowForkWithoutMaximumLimit: bool('repository', 'ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT', true),
     },
     ui: { reactions: list('ui', 'REACTIONS', ['+1', '-1', 'laugh', 'hooray', 'confused', 'heart', 'rocket', 'eyes']) },
+    attachment: {
+      enabled: bool('attachment', 'ENABLED', true),
+      allowedTypes: get('attachment', 'ALLOWED_TYPES') ?? defaultAttachmentTypes,
+      maxSize: num('attachment', 'MAX_SIZE', 2048),
+      maxFiles: num('attachment', 'MAX_FILES', 5),
+    },
     webhook: {
       allowedHostList: get('webhook', 'ALLOWED_HOST_LIST') ?? 'external',
       deliverTimeoutSeconds: num('webhook', 'DELIVER_TIMEOUT', 5),
