@@ -40,6 +40,11 @@ import { oauth2AppRoutes } from './users/oauth2-apps.js';
 import { heatmapRoutes } from './activity/heatmap.js';
 import { userFeedRoutes } from './activity/user-feeds.js';
 import { issueRoutes } from './issues/issues.js';
+import { reactionRoutes } from './issues/reactions.js';
+import { dependencyRoutes } from './issues/dependencies.js';
+import { issueSubscriptionRoutes } from './issues/subscriptions.js';
+import { trackedTimeRoutes } from './issues/tracked-times.js';
+import { issueAttachmentRoutes } from './issues/issue-attachments.js';
 
 /** Every /api/v1 route, in one table. An area adds its list here. */
 export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes, ...releaseRoutes, ...releaseAssetRoutes, ...commitStatusRoutes,
@@ -48,4 +53,4 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...forkRoutes, ...generateRoutes, ...transferRoutes, ...templateInfoRoutes, ...unadoptedRoutes,
   ...userKeyRoutes, ...gpgKeyRoutes, ...userBlockRoutes, ...userAvatarRoutes, ...badgeRoutes, ...markupRoutes, ...nodeInfoRoutes, ...signingKeyRoutes,
   ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes,
-  ...issueRoutes];
+  ...issueRoutes, ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes];

@@ -1,6 +1,7 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { notFound } from '../../errors.js';
 import { selectPage, type PageWindow } from '../../sql.js';
+import { readableReposCondition } from '../access.js';
 import type { UserRow } from '../users/user-row.js';
 import { addTimelineComment } from './issue-facts.js';
 import { commentType, type IssueRow } from './issue-row.js';
@@ -23,6 +24,8 @@ export interface TrackedTimeFilter {
   userId?: number;
   since?: Date;
   before?: Date;
+  /** Only times on issues of repositories this user may read. */
+  readableBy?: number;
 }
 
 /** Tracked times that are not deleted, oldest first. */
@@ -37,6 +40,7 @@ export async function listTrackedTimes(db: Queryable, filter: TrackedTimeFilter,
   add((n) => `t.user_id = ${n}`, filter.userId);
   add((n) => `t.created >= ${n}`, filter.since);
   add((n) => `t.created <= ${n}`, filter.before);
+  add((n) => `t.issue_id IN (SELECT i.id FROM issue i JOIN repository r ON r.id = i.repo_id WHERE ${readableReposCondition('r', n)})`, filter.readableBy);
   return selectPage<TrackedTimeRow>(db, { select: 't.*', from: `tracked_time t WHERE ${conditions.join(' AND ')}`, params, orderBy: 't.created, t.id', page });
 }
 
