@@ -1,7 +1,6 @@
 import { forbidden, notFound } from '../../db/errors.js';
 import type { CommentRow, IssueRow } from '../../db/models/issues/issue-row.js';
-import { findIssueById } from '../../db/models/issues/issues.js';
-import { findCommentById } from '../../db/models/issues/comment-lookup.js';
+import { getRepoComment } from '../../db/models/issues/comments.js';
 import { accessModes, type AccessMode } from '../../db/models/repos/repo-row.js';
 import type { Deps } from '../deps.js';
 import { issueUnitMode } from './issue.js';
@@ -19,9 +18,7 @@ export interface LoadedComment {
  * its unit is unreadable to the caller; with `need: 'write'`, 403 unless the caller may write that unit.
  */
 export async function loadComment(deps: Deps, repo: LoadedRepo, id: number, need: 'read' | 'write' = 'read'): Promise<LoadedComment> {
-  const comment = await findCommentById(deps.db, id);
-  const issue = comment && (await findIssueById(deps.db, comment.issue_id));
-  if (!comment || !issue || issue.repo_id !== repo.repo.id) throw notFound(`comment does not exist [id: ${id}]`);
+  const { comment, issue } = await getRepoComment(deps.db, repo.repo.id, id);
   const mode = await issueUnitMode(deps, repo, issue.is_pull);
   if (mode < accessModes.read) throw notFound(`comment does not exist [id: ${id}]`);
   if (need === 'write' && mode < accessModes.write) throw forbidden('user should have permission to write issues or pull requests');

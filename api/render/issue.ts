@@ -1,8 +1,7 @@
-import type { CommentRow, IssueRow, MilestoneRow } from '../../db/models/issues/issue-row.js';
+import type { IssueRow, MilestoneRow } from '../../db/models/issues/issue-row.js';
 import type { LabelRow } from '../../db/models/orgs/labels.js';
-import type { AttachmentRow } from '../../db/models/releases/attachments.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
-import type { IssueRepo, IssueView } from '../../db/views/issues.js';
+import type { CommentView, IssueRepo, IssueView } from '../../db/views/issues.js';
 import { renderLabel, type ApiLabel } from './label.js';
 import { renderAttachment, type ApiAttachment } from './release.js';
 import { iso } from './time.js';
@@ -139,15 +138,6 @@ export function renderIssue(view: IssueView, ctx: RenderContext): ApiIssue {
     repository: { id: repo.id, name: repo.name, owner: repo.owner_name, full_name: `${repo.owner_name}/${repo.name}` },
     pin_order: issue.pin_order,
   };
-}
-
-/** What a comment's JSON needs besides its row. */
-export interface CommentView {
-  comment: CommentRow;
-  issue: IssueRow;
-  repo: IssueRepo;
-  poster: UserRow | null;
-  attachments: AttachmentRow[];
 }
 
 /** Gitea's ToAPIComment: the poster as `viewer` may see them. */

@@ -45,6 +45,9 @@ import { dependencyRoutes } from './issues/dependencies.js';
 import { issueSubscriptionRoutes } from './issues/subscriptions.js';
 import { trackedTimeRoutes } from './issues/tracked-times.js';
 import { issueAttachmentRoutes } from './issues/issue-attachments.js';
+import { labelRoutes } from './issues/labels.js';
+import { milestoneRoutes } from './issues/milestones.js';
+import { commentRoutes } from './issues/comments.js';
 
 /** Every /api/v1 route, in one table. An area adds its list here. */
 export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes, ...releaseRoutes, ...releaseAssetRoutes, ...commitStatusRoutes,
@@ -53,4 +56,5 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...forkRoutes, ...generateRoutes, ...transferRoutes, ...templateInfoRoutes, ...unadoptedRoutes,
   ...userKeyRoutes, ...gpgKeyRoutes, ...userBlockRoutes, ...userAvatarRoutes, ...badgeRoutes, ...markupRoutes, ...nodeInfoRoutes, ...signingKeyRoutes,
   ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes,
-  ...issueRoutes, ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes];
+  ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes,
+  ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes];

@@ -1,7 +1,7 @@
 import type { Queryable } from '../data-source.js';
 import { assigneesOfIssues } from '../models/issues/issue-assignees.js';
 import { labelsOfIssues } from '../models/issues/issue-labels.js';
-import type { IssueRow, MilestoneRow } from '../models/issues/issue-row.js';
+import type { CommentRow, IssueRow, MilestoneRow } from '../models/issues/issue-row.js';
 import { milestonesByIds } from '../models/issues/milestones.js';
 import type { LabelRow } from '../models/orgs/labels.js';
 import type { AttachmentRow } from '../models/releases/attachments.js';
@@ -71,4 +71,30 @@ export async function loadIssueViews(db: Queryable, issues: IssueRow[], repos: I
 
 export async function loadIssueView(db: Queryable, issue: IssueRow, repo: IssueRepo): Promise<IssueView> {
   return (await loadIssueViews(db, [issue], [repo]))[0];
+}
+
+/** A comment with what its JSON shows besides the row. */
+export interface CommentView {
+  comment: CommentRow;
+  issue: IssueRow;
+  repo: IssueRepo;
+  /** Null once the poster's account is gone. */
+  poster: UserRow | null;
+  attachments: AttachmentRow[];
+}
+
+/** The views of comments of one repository; `issues` holds their issues by id. */
+export async function loadCommentViews(db: Queryable, comments: CommentRow[], issues: Map<number, IssueRow>, repo: IssueRepo): Promise<CommentView[]> {
+  const ids = comments.map((comment) => comment.id);
+  const [posters, attachments] = await Promise.all([
+    findUsersByIds(db, comments.map((comment) => comment.poster_id)),
+    ids.length ? db.query<AttachmentRow>('SELECT * FROM attachment WHERE comment_id = ANY($1::bigint[]) ORDER BY id', [ids]) : Promise.resolve([]),
+  ]);
+  return comments.map((comment) => ({
+    comment,
+    issue: issues.get(comment.issue_id)!,
+    repo,
+    poster: posters.get(comment.poster_id ?? 0) ?? null,
+    attachments: attachments.filter((attachment) => attachment.comment_id === comment.id),
+  }));
 }
