@@ -2,7 +2,7 @@ import { pipeline } from 'node:stream';
 import busboy from 'busboy';
 import type { Request } from 'express';
 import type { BlobStore } from '../../db/blob-store.js';
-import { badRequest } from '../../db/errors.js';
+import { badRequest, HttpError } from '../../db/errors.js';
 import { attachmentName, storeAttachmentBlob, type StoredBlob, type UploadRules } from '../../db/models/releases/attachments.js';
 
 export interface Upload {
@@ -43,7 +43,8 @@ export async function receiveUpload(req: Request, blobs: BlobStore, name: string
       }
       stored.catch((error: unknown) => {
         failure = error;
-        parser.destroy(error as Error);
+        // an upload over the size limit was read to its end: the request finishes and the client gets the 413
+        if (!(error instanceof HttpError && error.status === 413)) parser.destroy(error as Error);
       });
     });
     pipeline(req, parser, (error) => {
