@@ -121,3 +121,16 @@ test('comment reactions: listed per comment, and a comment of another repository
   t.is((await hearth.call('DELETE', path, { auth: alice.bearer, body: { content: 'laugh' } })).status, 200);
   t.deepEqual((await reactionRows(hearth, issue.id)).map((r) => r.comment_id), [null]);
 });
+
+test('a user blocked by the author of the issue may not react to it', async (t) => {
+  const { hearth, alice, carol, repo, issue } = await setUp(t);
+  const dave = await hearth.createUser('dave');
+  await hearth.call('PUT', '/repos/alice/tool/collaborators/dave', { auth: alice.bearer, body: { permission: 'write' } });
+  await build.issue(hearth, repo, { title: 'by dave', by: dave.user });
+  t.is((await hearth.call('PUT', '/user/blocks/carol', { auth: dave.bearer })).status, 204);
+  const blocked = await hearth.call('POST', '/repos/alice/tool/issues/2/reactions', { auth: carol.bearer, body: { content: 'heart' } });
+  t.is(blocked.status, 403);
+  t.regex(blocked.body.message, /blocked/);
+  t.is((await hearth.call('POST', '/repos/alice/tool/issues/1/reactions', { auth: carol.bearer, body: { content: 'heart' } })).status, 201);
+  t.deepEqual((await hearth.store.db.query<{ issue_id: number }>('SELECT issue_id FROM reaction')).map((r) => r.issue_id), [issue.id]);
+});
