@@ -47,7 +47,10 @@ import { trackedTimeRoutes } from './issues/tracked-times.js';
 import { issueAttachmentRoutes } from './issues/issue-attachments.js';
 import { labelRoutes } from './issues/labels.js';
 import { milestoneRoutes } from './issues/milestones.js';
-import { commentRoutes } from './issues/comments.js';
+import { commentRoutes, timelineRoutes } from './issues/comments.js';
+import { pinRoutes } from './issues/pins.js';
+import { issueTemplateRoutes } from './issues/templates.js';
+import { issueSearchRoutes } from './issues/search.js';
 
 /** Every /api/v1 route, in one table. An area adds its list here. */
 export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes, ...releaseRoutes, ...releaseAssetRoutes, ...commitStatusRoutes,
@@ -56,5 +59,5 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...forkRoutes, ...generateRoutes, ...transferRoutes, ...templateInfoRoutes, ...unadoptedRoutes,
   ...userKeyRoutes, ...gpgKeyRoutes, ...userBlockRoutes, ...userAvatarRoutes, ...badgeRoutes, ...markupRoutes, ...nodeInfoRoutes, ...signingKeyRoutes,
   ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes,
-  ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes,
+  ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes, ...timelineRoutes, ...pinRoutes, ...issueTemplateRoutes, ...issueSearchRoutes,
   ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes];

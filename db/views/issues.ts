@@ -98,3 +98,10 @@ export async function loadCommentViews(db: Queryable, comments: CommentRow[], is
     attachments: attachments.filter((attachment) => attachment.comment_id === comment.id),
   }));
 }
+
+/** The repositories of a list of issues (a search across repositories), as their JSON needs them. */
+export async function reposOfIssues(db: Queryable, issues: IssueRow[]): Promise<IssueRepo[]> {
+  const ids = [...new Set(issues.map((issue) => issue.repo_id))];
+  if (ids.length === 0) return [];
+  return db.query<IssueRepo>('SELECT id, name, owner_name, owner_id FROM repository WHERE id = ANY($1::bigint[])', [ids]);
+}

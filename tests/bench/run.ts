@@ -15,6 +15,10 @@ import { createBranch } from '../../db/models/code/branches.js';
 import { createRepository } from '../../db/models/repos/repos.js';
 import { createToken } from '../../db/models/users/tokens.js';
 import { createUser } from '../../db/models/users/users.js';
+import { createLabel } from '../../db/models/orgs/labels.js';
+import type { Tx } from '../../db/data-source.js';
+import type { RepoRow } from '../../db/models/repos/repo-row.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
 import { buildServices, type Services } from '../../db/services.js';
 import { measureGit, type GitFigure, type GitHistory } from './git-bench.js';
 
@@ -30,13 +34,16 @@ const autocannonCli = path.join(root, 'node_modules', 'autocannon', 'autocannon.
 const connections = 64;
 const username = 'bench';
 const branchCount = 20;
-const repos = { plain: 'hello', branches: 'branchy', pushed: 'history' } as const;
+const repos = { plain: 'hello', branches: 'branchy', pushed: 'history', issues: 'tracker', inbox: 'inbox' } as const;
+const issueCount = 10_000;
 
 interface Scenario {
   name: string;
   server: 'baseline' | 'hearth';
   path: string;
   headers?: Record<string, string>;
+  /** A POST with this JSON body instead of a GET. */
+  post?: unknown;
 }
 
 interface Figure {
@@ -114,11 +121,46 @@ async function seed(databaseUrl: string, ctx: Services): Promise<Seed> {
         await createBranch(tx, ctx.git, branchy, user, name, commit);
       }
       await createRepository(tx, ctx, user, user, { name: repos.pushed });
+      await seedIssues(tx, await createRepository(tx, ctx, user, user, { name: repos.issues }), user);
+      await createRepository(tx, ctx, user, user, { name: repos.inbox });
       return { userId: user.id, token };
     });
   } finally {
     await store.close();
   }
+}
+
+/**
+ * 10,000 issues (every fifth closed) with two of five labels and the owner assigned on every other one. The labels
+ * are made by the model operation; the issues in bulk SQL, as createIssue's per-issue label recount would make
+ * seeding quadratic. The index counter and repository counters are set as createIssue leaves them.
+ */
+async function seedIssues(tx: Tx, repo: RepoRow, user: UserRow): Promise<void> {
+  const labels = [];
+  for (const name of ['bug', 'feature', 'docs', 'ui', 'backend']) labels.push(await createLabel(tx, { repoId: repo.id }, { name, color: '00aaff' }));
+  await tx.query(
+    `INSERT INTO issue (repo_id, index, poster_id, title, content, is_closed, closed_at, created, updated)
+     SELECT $1, n, $2, 'Issue number ' || n, 'Something to do about ' || n, n % 5 = 0, CASE WHEN n % 5 = 0 THEN now() END,
+       now() - (($3 - n) * interval '1 minute'), now() - (($3 - n) * interval '1 minute')
+     FROM generate_series(1, $3) AS n`,
+    [repo.id, user.id, issueCount],
+  );
+  const labelIds = labels.map((label) => label.id);
+  await tx.query(
+    `INSERT INTO issue_label (issue_id, label_id)
+     SELECT i.id, ($2::bigint[])[1 + (i.index % 5)::int] FROM issue i WHERE i.repo_id = $1
+     UNION SELECT i.id, ($2::bigint[])[1 + ((i.index + 2) % 5)::int] FROM issue i WHERE i.repo_id = $1`,
+    [repo.id, labelIds],
+  );
+  await tx.query('INSERT INTO issue_assignees (issue_id, assignee_id) SELECT id, $2 FROM issue WHERE repo_id = $1 AND index % 2 = 0', [repo.id, user.id]);
+  await tx.query('INSERT INTO issue_index (repo_id, max_index) VALUES ($1, $2)', [repo.id, issueCount]);
+  await tx.query(
+    `UPDATE repository SET num_issues = $2, num_closed_issues = (SELECT count(*) FROM issue WHERE repo_id = $1 AND is_closed) WHERE id = $1`,
+    [repo.id, issueCount],
+  );
+  await tx.query(
+    `UPDATE label l SET num_issues = (SELECT count(*) FROM issue_label il WHERE il.label_id = l.id) WHERE l.repo_id = $1`, [repo.id],
+  );
 }
 
 async function startServer(args: string[], env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
@@ -149,9 +191,11 @@ interface Load {
 }
 
 /** autocannon in its own process, so the load generator does not share an event loop with anything measured. */
-async function load(url: string, seconds: number, headers: Record<string, string> = {}): Promise<Load> {
-  const headerArgs = Object.entries(headers).flatMap(([key, value]) => ['-H', `${key}=${value}`]);
-  const child = spawn(process.execPath, [autocannonCli, '-c', String(connections), '-d', String(seconds), '-j', ...headerArgs, url], {
+async function load(url: string, seconds: number, headers: Record<string, string> = {}, post?: unknown): Promise<Load> {
+  const allHeaders = post === undefined ? headers : { ...headers, 'Content-Type': 'application/json' };
+  const headerArgs = Object.entries(allHeaders).flatMap(([key, value]) => ['-H', `${key}=${value}`]);
+  const postArgs = post === undefined ? [] : ['-m', 'POST', '-b', JSON.stringify(post)];
+  const child = spawn(process.execPath, [autocannonCli, '-c', String(connections), '-d', String(seconds), '-j', ...headerArgs, ...postArgs, url], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   let output = '';
@@ -181,8 +225,8 @@ async function measure(scenarios: Scenario[], servers: Record<Scenario['server']
   for (const scenario of scenarios) {
     const { port, pid } = servers[scenario.server];
     const url = `http://127.0.0.1:${port}${scenario.path}`;
-    await load(url, Math.max(1, Math.round(seconds / 5)), scenario.headers);
-    const result = await load(url, seconds, scenario.headers);
+    await load(url, Math.max(1, Math.round(seconds / 5)), scenario.headers, scenario.post);
+    const result = await load(url, seconds, scenario.headers, scenario.post);
     const baseline = figures[0]?.requestsPerSecond ?? result.requestsPerSecond;
     figures.push({ name: scenario.name, ...result, ratioToBaseline: result.requestsPerSecond / baseline, serverRssMiB: rssMiB(pid) });
   }
@@ -247,6 +291,9 @@ async function main(): Promise<void> {
     children.push(hearth);
     const listed = (await (await fetch(`http://127.0.0.1:${ports.hearth}/api/v1/repos/${username}/${repos.branches}/branches`)).json()) as unknown[];
     if (listed.length !== branchCount) throw new Error(`the branch list shows ${listed.length} branches, not ${branchCount}`);
+    const page50 = await fetch(`http://127.0.0.1:${ports.hearth}/api/v1/repos/${username}/${repos.issues}/issues?page=50`);
+    const page50Issues = (await page50.json()) as Array<{ labels: unknown[] }>;
+    if (page50Issues.length !== 30 || page50Issues[0].labels.length !== 2) throw new Error('page 50 of the open issues is not a full page of labelled issues');
     const figures = await measure(
       [
         { name: 'baseline: Express 5 + pg, one primary-key query', server: 'baseline', path: `/user/${userId}` },
@@ -254,6 +301,12 @@ async function main(): Promise<void> {
         { name: `GET /api/v1/users/{username} (anonymous)`, server: 'hearth', path: `/api/v1/users/${username}` },
         { name: 'GET /api/v1/repos/{owner}/{repo} (anonymous, public)', server: 'hearth', path: `/api/v1/repos/${username}/${repos.plain}` },
         { name: `GET /api/v1/repos/{owner}/{repo}/branches (${branchCount} branches)`, server: 'hearth', path: `/api/v1/repos/${username}/${repos.branches}/branches` },
+        { name: `GET /api/v1/repos/{owner}/{repo}/issues (open, first page; ${issueCount} issues)`, server: 'hearth', path: `/api/v1/repos/${username}/${repos.issues}/issues` },
+        { name: `GET /api/v1/repos/{owner}/{repo}/issues?page=50 (open; ${issueCount} issues)`, server: 'hearth', path: `/api/v1/repos/${username}/${repos.issues}/issues?page=50` },
+        {
+          name: 'POST /api/v1/repos/{owner}/{repo}/issues (create, token)', server: 'hearth', path: `/api/v1/repos/${username}/${repos.inbox}/issues`,
+          headers: { Authorization: `token ${token}` }, post: { title: 'An issue under load', body: 'Created by the benchmark' },
+        },
       ],
       { baseline: { port: ports.baseline, pid: baseline.pid! }, hearth: { port: ports.hearth, pid: hearth.pid! } },
       seconds,

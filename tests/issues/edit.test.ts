@@ -12,7 +12,7 @@ async function setUp(t: Parameters<typeof startHearth>[0]) {
 }
 
 const issueRow = async (hearth: TestHearth, id: number) =>
-  (await hearth.store.db.query<Record<string, unknown>>('SELECT * FROM issue WHERE id = $1', [id]))[0];
+  (await hearth.store.db.query<Record<string, unknown>>('SELECT * FROM issue WHERE id = $1', [id]))[0] as Record<string, unknown> | undefined;
 const kinds = async (hearth: TestHearth, repoId: number) =>
   (await hearth.store.db.query<{ kind: string }>(`SELECT kind FROM domain_event WHERE repo_id = $1 AND kind LIKE 'issue.%' ORDER BY id`, [repoId])).map((r) => r.kind);
 
@@ -35,7 +35,7 @@ test('an edit changes only the allowed fields, answers 201 with the loaded miles
   t.is(answer.body.user.login, 'alice');
   const row = await issueRow(hearth, issue.id);
   t.like(row, { index: 1, poster_id: alice.user.id, repo_id: repo.id, title: 'New', content: 'text', milestone_id: milestone.body.id });
-  t.is((row.created as Date).getTime(), issue.created.getTime());
+  t.is((row!.created as Date).getTime(), issue.created.getTime());
   t.deepEqual(await kinds(hearth, repo.id), ['issue.opened', 'issue.edited', 'issue.edited', 'issue.milestoned']);
   const [edited] = await hearth.store.db.query<{ payload: Record<string, unknown> }>(
     `SELECT payload FROM domain_event WHERE kind = 'issue.edited' ORDER BY id LIMIT 1`);
@@ -51,7 +51,7 @@ test('an edit changes only the allowed fields, answers 201 with the loaded miles
   t.is((await hearth.call('GET', '/repos/alice/tool/issues/1')).body.due_date, '2031-01-02T23:59:59Z');
   const removed = await hearth.call('POST', '/repos/alice/tool/issues/1/deadline', { auth: alice.bearer, body: { due_date: null } });
   t.is(removed.status, 201);
-  t.is((await issueRow(hearth, issue.id)).deadline, null);
+  t.is((await issueRow(hearth, issue.id))!.deadline, null);
   const types = (await hearth.store.db.query<{ type: number }>('SELECT type FROM comment WHERE issue_id = $1 ORDER BY id', [issue.id])).map((r) => r.type);
   t.deepEqual(types, [10, 33, 16, 8, 18, 8, 16, 18]);
 });
@@ -91,7 +91,7 @@ test('the poster may edit the text, readers may not, and only writers set assign
   t.is(edited.body.due_date, null);
   t.is((await hearth.call('PATCH', '/repos/alice/tool/issues/1', { auth: carol.bearer, body: { title: 'carol' } })).status, 403);
   t.is((await hearth.call('PATCH', '/repos/alice/tool/issues/1', { body: { title: 'anon' } })).status, 401);
-  t.is((await issueRow(hearth, mine.body.id)).title, 'by bob, edited');
+  t.is((await issueRow(hearth, mine.body.id))!.title, 'by bob, edited');
 });
 
 test('assignees must be assignable: 422 on create and on edit, nothing assigned', async (t) => {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
 import { notFound } from '../../../db/errors.js';
 import {
-  assertMayChangeComment, createComment, deleteComment, editComment, getRepoComment, isEditableComment, listIssueComments, listRepoComments,
+  assertMayChangeComment, createComment, deleteComment, editComment, getRepoComment, isEditableComment, listIssueComments, listRepoComments, listTimeline,
 } from '../../../db/models/issues/comments.js';
 import { commentType, type CommentRow, type IssueRow } from '../../../db/models/issues/issue-row.js';
 import { issuesByIds } from '../../../db/models/issues/issues.js';
@@ -10,6 +10,10 @@ import { accessModes, type RepoRow } from '../../../db/models/repos/repo-row.js'
 import type { UserRow } from '../../../db/models/users/user-row.js';
 import { loadCommentViews } from '../../../db/views/issues.js';
 import { removeCommentAttachmentFiles } from '../../../db/models/issues/issue-attachments.js';
+import { loadTimelineViews } from '../../../db/views/timeline.js';
+import { accessModeOf } from '../../../db/models/access.js';
+import { findRepoById } from '../../../db/models/repos/repos.js';
+import { renderTimelineComment } from '../../render/timeline.js';
 import { issueUnitMode, loadIssue } from '../../context/issue.js';
 import type { LoadedRepo } from '../../context/repo.js';
 import type { Deps } from '../../deps.js';
@@ -115,5 +119,22 @@ export const commentRoutes = [
     method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/comments/{id}', operationId: 'issueDeleteCommentDeprecated', summary: 'Delete a comment', tag: 'issue',
     deprecated: true, scope: 'write:issue', signedIn: true, repo: issuesRepo, ids: ['index', 'id'], responses: { 204: 'empty' },
     handle: async ({ deps, repo, doer, ids }) => remove(deps, repo, doer, ids.id),
+  }),
+];
+
+export const timelineRoutes = [
+  route({
+    method: 'get', path: '/repos/{owner}/{repo}/issues/{index}/timeline', operationId: 'issueGetCommentsAndTimeline', summary: 'List all comments and events on an issue', tag: 'issue',
+    scope: 'read:issue', repo: issuesRepo, ids: ['index'], query: windowQuery, paginated: true, responses: { 200: 'TimelineList' },
+    handle: async ({ deps, repo, ids, query, page, list, caller }) => {
+      const { issue } = await loadIssue(deps, repo, ids.index);
+      const { rows, total } = await listTimeline(deps.db, issue.id, query, page);
+      const readable = async (repoId: number): Promise<boolean> => {
+        const other = await findRepoById(deps.db, repoId);
+        return other !== null && (await accessModeOf(deps.db, caller.user, other)) >= accessModes.read;
+      };
+      const views = await loadTimelineViews(deps.db, rows.filter((row) => row.type !== commentType.code), issue, repo.repo, readable);
+      return list(views.map((view) => renderTimelineComment(view, deps.config)), total);
+    },
   }),
 ];
