@@ -24,3 +24,8 @@ export function renderWatchInfo(watch: WatchRow, repo: Pick<RepoRow, 'owner_name
     repository_url: repositoryUrl,
   };
 }
+
+/** Gitea's answer to an issue subscription check: created_at is the issue's, and "ignored" is simply "not subscribed". */
+export function renderIssueWatchInfo(subscribed: boolean, issueCreated: Date, issueUrl: string, repositoryUrl: string): ApiWatchInfo {
+  return { subscribed, ignored: !subscribed, reason: null, created_at: iso(issueCreated), url: `${issueUrl}/subscriptions`, repository_url: repositoryUrl };
+}

@@ -42,6 +42,11 @@ import { userFeedRoutes } from './activity/user-feeds.js';
 import { mirrorRoutes } from './mirrors/mirrors.js';
 import { packageRoutes } from './packages/packages.js';
 import { issueRoutes } from './issues/issues.js';
+import { reactionRoutes } from './issues/reactions.js';
+import { dependencyRoutes } from './issues/dependencies.js';
+import { issueSubscriptionRoutes } from './issues/subscriptions.js';
+import { trackedTimeRoutes } from './issues/tracked-times.js';
+import { issueAttachmentRoutes } from './issues/issue-attachments.js';
 import { labelRoutes } from './issues/labels.js';
 import { milestoneRoutes } from './issues/milestones.js';
 import { commentRoutes, timelineRoutes } from './issues/comments.js';
@@ -56,4 +61,5 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...forkRoutes, ...generateRoutes, ...transferRoutes, ...templateInfoRoutes, ...unadoptedRoutes,
   ...userKeyRoutes, ...gpgKeyRoutes, ...userBlockRoutes, ...userAvatarRoutes, ...badgeRoutes, ...markupRoutes, ...nodeInfoRoutes, ...signingKeyRoutes,
   ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes, ...mirrorRoutes, ...packageRoutes,
-  ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes, ...timelineRoutes, ...pinRoutes, ...issueTemplateRoutes, ...issueSearchRoutes];
+  ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes, ...timelineRoutes, ...pinRoutes, ...issueTemplateRoutes, ...issueSearchRoutes,
+  ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes];

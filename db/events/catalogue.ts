@@ -89,6 +89,12 @@ const payloads = {
   'comment.created': comment,
   'comment.edited': comment.extend({ previous: z.strictObject({ body: z.string() }) }),
   'comment.deleted': comment.extend({ body: z.string() }),
+  // A reaction to the issue itself (comment_id null) or to one of its comments.
+  'issue.reaction_added': z.strictObject({ ...issueFacts, comment_id: id.nullable(), reaction_id: id, content: name }),
+  'issue.reaction_removed': z.strictObject({ ...issueFacts, comment_id: id.nullable(), content: name }),
+  // The event's issue now depends on (is blocked by) the issue dependency_id, of any repository.
+  'issue.dependency_added': z.strictObject({ ...issueFacts, dependency_id: id, dependency_repo_id: id }),
+  'issue.dependency_removed': z.strictObject({ ...issueFacts, dependency_id: id, dependency_repo_id: id }),
 
   'organization.created': z.strictObject({ org_id: id, name, owner_id: id }),
   'organization.deleted': z.strictObject({ org_id: id, name }),

@@ -156,3 +156,41 @@ export async function packageAccessOf(db: Queryable, user: UserRow | null, owner
   if (mode === accessModes.none && isOwnerVisible(visibilities[owner.visibility], user, member)) mode = accessModes.read;
   return mode as AccessMode;
 }
+
+/** Gitea's CanReadIssuesOrPulls / CanWriteIssuesOrPulls for any repository, as a mode: the unit of issues, or of pull requests. */
+export async function issuesUnitModeOf(db: Queryable, user: UserRow | null, repo: RepoRow, isPull: boolean): Promise<AccessMode> {
+  return unitModeOf(db, user, repo, isPull ? 'repo.pulls' : 'repo.issues', await accessModeOf(db, user, repo));
+}
+
+/** Gitea's IsDependenciesEnabled: the repository's own issue tracker, with dependencies switched on. */
+export function areDependenciesEnabled(repo: RepoRow): boolean {
+  return isUnitEnabled(repo, 'repo.issues') && !repo.external_tracker && repo.internal_tracker.enable_issue_dependencies;
+}
+
+/** Gitea's IsTimetrackerEnabled: time tracking on for the instance ([service] ENABLE_TIMETRACKING) and in the repository's own tracker. */
+export function isTimetrackerEnabled(repo: RepoRow, instanceEnabled: boolean): boolean {
+  return instanceEnabled && isUnitEnabled(repo, 'repo.issues') && !repo.external_tracker && repo.internal_tracker.enable_time_tracker;
+}
+
+/**
+ * Gitea's CanUseTimetracker: when the repository lets only contributors track time, the writers of the issue's unit,
+ * its poster and its assignees may; otherwise everyone who may read it. `unitMode` is the user's mode in that unit.
+ */
+export async function mayTrackTime(
+  db: Queryable, repo: RepoRow, issue: { id: number; poster_id: number | null }, user: UserRow, unitMode: AccessMode,
+): Promise<boolean> {
+  if (!repo.internal_tracker.allow_only_contributors_to_track_time) return unitMode >= accessModes.read;
+  if (unitMode >= accessModes.write || issue.poster_id === user.id) return true;
+  const [assigned] = await db.query('SELECT 1 FROM issue_assignees WHERE issue_id = $1 AND assignee_id = $2', [issue.id, user.id]);
+  return Boolean(assigned);
+}
+
+/** Gitea's canUserWriteIssueAttachment: the poster, repository and site administrators, and writers of the issue's unit. */
+export function mayEditIssueAttachments(issue: { poster_id: number | null }, user: UserRow, unitMode: AccessMode, repoMode: AccessMode): boolean {
+  return issue.poster_id === user.id || repoMode >= accessModes.admin || user.is_admin || unitMode >= accessModes.write;
+}
+
+/** Gitea's canUserWriteIssueCommentAttachment: a writer of the unit who wrote the comment or administers the repository (or the site). */
+export function mayEditCommentAttachments(comment: { poster_id: number | null }, user: UserRow, unitMode: AccessMode, repoMode: AccessMode): boolean {
+  return unitMode >= accessModes.write && (comment.poster_id === user.id || repoMode >= accessModes.admin || user.is_admin);
+}

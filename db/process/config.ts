@@ -83,6 +83,9 @@ const passwordHash = text.transform((value, ctx) => {
   }
 });
 
+/** Gitea's default [attachment] ALLOWED_TYPES. */
+const defaultAttachmentTypes = '.avif,.cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.webp,.xls,.xlsx,.zip';
+
 /** Gitea's package types, each with its LIMIT_SIZE_<TYPE>. */
 const packageTypes = [
   'alpine', 'cargo', 'chef', 'composer', 'conan', 'conda', 'container', 'cran', 'debian', 'generic', 'go', 'helm', 'maven', 'npm',
@@ -108,6 +111,7 @@ export const sections = {
   service: section({
     allowCrossRepositoryDependencies: key('ALLOW_CROSS_REPOSITORY_DEPENDENCIES', setting.flag.default(true)),
     enableReverseProxyAuthenticationApi: key('ENABLE_REVERSE_PROXY_AUTHENTICATION_API', setting.flag.default(false)),
+    enableTimetracking: key('ENABLE_TIMETRACKING', setting.flag.default(true)),
   }),
   security: section({
     disableQueryAuthToken: key('DISABLE_QUERY_AUTH_TOKEN', setting.flag.default(false)),
@@ -122,6 +126,13 @@ export const sections = {
   repository: section({
     maxCreationLimit: key('MAX_CREATION_LIMIT', setting.integer.pipe(z.number().min(-1)).default(-1)),
     allowForkWithoutMaximumLimit: key('ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT', setting.flag.default(true)),
+  }),
+  /** Files attached to issues and comments; `maxSize` in MiB. */
+  attachment: section({
+    enabled: key('ENABLED', setting.flag.default(true)),
+    allowedTypes: key('ALLOWED_TYPES', text.default(defaultAttachmentTypes)),
+    maxSize: key('MAX_SIZE', setting.integer.pipe(z.number().min(0)).default(2048)),
+    maxFiles: key('MAX_FILES', setting.integer.pipe(z.number().min(0)).default(5)),
   }),
   'repository.issue': section({
     maxPinned: key('MAX_PINNED', setting.integer.pipe(z.number().min(0)).default(3)),
@@ -201,6 +212,7 @@ export interface Config extends Omit<SectionConfig, 'server' | 'log' | 'default'
 
 /** A setting Hearth cannot start with; the message names the setting and where it was read. */
 export class ConfigError extends Error {}
+
 
 /** Where a raw value came from, for messages: `app.ini` or the environment variable. */
 interface Raw {

@@ -18,12 +18,10 @@ export const miscRoutes = [
   route({
     method: 'get', path: '/settings/attachment', operationId: 'getGeneralAttachmentSettings', summary: "Get instance's global settings for Attachment", tag: 'settings',
     scope: null, responses: { 200: 'GeneralAttachmentSettings' },
-    handle: async () => ok({
-      enabled: true,
-      allowed_types: '.avif,.cpuprofile,.csv,.dmp,.docx,.fodg,.fodp,.fods,.fodt,.gif,.gz,.jpeg,.jpg,.json,.jsonc,.log,.md,.mov,.mp4,.odf,.odg,.odp,.ods,.odt,.patch,.pdf,.png,.pptx,.svg,.tgz,.txt,.webm,.webp,.xls,.xlsx,.zip',
-      max_size: 2048,
-      max_files: 5,
-    }),
+    handle: async ({ deps }) => {
+      const { enabled, allowedTypes, maxSize, maxFiles } = deps.config.attachment;
+      return ok({ enabled, allowed_types: allowedTypes, max_size: maxSize, max_files: maxFiles });
+    },
   }),
   route({
     method: 'get', path: '/settings/ui', operationId: 'getGeneralUISettings', summary: "Get instance's global settings for ui", tag: 'settings',

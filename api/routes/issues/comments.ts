@@ -9,6 +9,7 @@ import { issuesByIds } from '../../../db/models/issues/issues.js';
 import { accessModes, type RepoRow } from '../../../db/models/repos/repo-row.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
 import { loadCommentViews } from '../../../db/views/issues.js';
+import { removeCommentAttachmentFiles } from '../../../db/models/issues/issue-attachments.js';
 import { loadTimelineViews } from '../../../db/views/timeline.js';
 import { accessModeOf } from '../../../db/models/access.js';
 import { findRepoById } from '../../../db/models/repos/repos.js';
@@ -49,7 +50,10 @@ async function remove(deps: Deps, repo: LoadedRepo, doer: UserRow, id: number) {
   const { comment, issue, canWrite } = await loadComment(deps, repo, id);
   assertMayChangeComment(comment, doer, canWrite);
   if (comment.type !== commentType.comment) return noContent();
-  await inTx(deps, (tx) => deleteComment(tx, repo.repo, issue, comment, doer));
+  await inTx(deps, async (tx) => {
+    await removeCommentAttachmentFiles(tx, deps.blobs, comment.id);
+    await deleteComment(tx, repo.repo, issue, comment, doer);
+  });
   return noContent();
 }
 

@@ -7,6 +7,7 @@ import { forbidden } from '../../../db/errors.js';
 import { listIssues } from '../../../db/models/issues/issue-list.js';
 import { deleteIssue, setIssueDeadline } from '../../../db/models/issues/issues.js';
 import { endOfDay } from '../../../db/models/issues/issue-options.js';
+import { removeIssueAttachmentFiles } from '../../../db/models/issues/issue-attachments.js';
 import { iso } from '../../render/time.js';
 import { created, noContent, ok, route } from '../../http/route.js';
 import { createIssueBody, dateTime, editIssueBody } from './schemas.js';
@@ -60,7 +61,10 @@ export const issueRoutes = [
     scope: 'write:issue', signedIn: true, repo: { mode: 'admin' }, ids: ['index'], responses: { 204: 'empty' },
     handle: async ({ deps, repo, doer, ids }) => {
       const { issue } = await loadIssue(deps, repo, ids.index);
-      await inTx(deps, (tx) => deleteIssue(tx, deps, repo.repo, issue, doer));
+      await inTx(deps, async (tx) => {
+        await removeIssueAttachmentFiles(tx, deps.blobs, issue.id);
+        await deleteIssue(tx, deps, repo.repo, issue, doer);
+      });
       return noContent();
     },
   }),

@@ -7,6 +7,7 @@ import type { UserRow } from '../users/user-row.js';
 import { issueFacts } from './issue-facts.js';
 import { commentType, type CommentRow, type IssueRow } from './issue-row.js';
 import { recordMentions } from './mentions.js';
+import { autoSubscribe } from './subscriptions.js';
 
 /** Comment types whose text can be edited (Gitea's comment, review and code comments). */
 const editableTypes = new Set<number>([commentType.comment, commentType.review, commentType.code]);
@@ -89,6 +90,7 @@ export async function createComment(tx: Tx, repo: RepoRow, issue: IssueRow, doer
   await tx.query('UPDATE issue SET num_comments = num_comments + 1, updated = now() WHERE id = $1', [issue.id]);
   await recordMentions(tx, locked, body);
   await emit(tx, { kind: 'comment.created', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(locked), comment_id: comment.id } });
+  await autoSubscribe(tx, issue.id, doer.id);
   return comment;
 }
 

@@ -7,6 +7,7 @@ import { findUsersByIds } from '../users/users.js';
 import { toUserRow, userTypes, type UserRow } from '../users/user-row.js';
 import { commentType, type IssueRow } from './issue-row.js';
 import { addTimelineComment, issueFacts } from './issue-facts.js';
+import { autoSubscribe } from './subscriptions.js';
 
 /** The assignees of each issue, by issue id, in the order they were stored (first is Gitea's `assignee`). */
 export async function assigneesOfIssues(db: Queryable, issueIds: number[]): Promise<Map<number, UserRow[]>> {
@@ -69,7 +70,10 @@ export async function setAssignees(tx: Tx, repo: RepoRow, issue: IssueRow, doer:
 
 async function changeAssignee(tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, assigneeId: number, removed: boolean): Promise<void> {
   if (removed) await tx.query('DELETE FROM issue_assignees WHERE issue_id = $1 AND assignee_id = $2', [issue.id, assigneeId]);
-  else await tx.query('INSERT INTO issue_assignees (issue_id, assignee_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [issue.id, assigneeId]);
+  else {
+    await tx.query('INSERT INTO issue_assignees (issue_id, assignee_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [issue.id, assigneeId]);
+    await autoSubscribe(tx, issue.id, assigneeId);
+  }
   await addTimelineComment(tx, issue, doer, { type: commentType.assignees, assignee_id: assigneeId, removed_assignee: removed });
   await emit(tx, {
     kind: removed ? 'issue.unassigned' : 'issue.assigned', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(issue), assignee_id: assigneeId },

@@ -11,6 +11,7 @@ import { recountLabels, winnersOfScopes } from './issue-labels.js';
 import { commentType, type IssueRow } from './issue-row.js';
 import { recountMilestones } from './milestones.js';
 import { recordMentions } from './mentions.js';
+import { autoSubscribe } from './subscriptions.js';
 
 export const maxTitleLength = 255;
 
@@ -117,6 +118,7 @@ export async function createIssue(tx: Tx, repo: RepoRow, doer: UserRow, input: N
   }
   await recordMentions(tx, issue, issue.content);
   await emit(tx, { kind: 'issue.opened', repoId: repo.id, doerId: doer.id, payload: issueFacts(issue) });
+  await autoSubscribe(tx, issue.id, doer.id);
   if (input.assignees?.length) await setAssignees(tx, repo, issue, doer, input.assignees);
   return issue;
 }

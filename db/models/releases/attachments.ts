@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import type { BlobStore } from '../../blob-store.js';
 import type { Queryable, Tx } from '../../data-source.js';
-import { badRequest, notFound } from '../../errors.js';
+import { badRequest, notFound, tooLarge } from '../../errors.js';
+import { checkAttachmentType, sniffLength } from '../attachment-types.js';
 
 /** A row of the `attachment` table: a file uploaded to a release, an issue or a comment. */
 export interface AttachmentRow {
@@ -23,6 +24,14 @@ export interface AttachmentRow {
 export interface StoredBlob {
   uuid: string;
   size: number;
+  /** The first bytes, from which the content type is sniffed. */
+  head: Buffer;
+}
+
+/** What an upload must respect: its size in bytes, and the file types an attachment may have (Gitea's ALLOWED_TYPES). */
+export interface UploadRules {
+  maxBytes?: number;
+  allowedTypes?: string;
 }
 
 export interface NewAttachment {
@@ -45,18 +54,45 @@ export function attachmentName(raw: string | undefined): string {
 }
 
 /**
- * Streams an upload into the blob store under a fresh uuid. It runs before the transaction that records it,
- * so a slow upload never holds a database connection; `createAttachment` then ties the blob to that transaction.
+ * Streams an upload into the blob store under a fresh uuid, keeping its first bytes. It runs before the transaction
+ * that records it, so a slow upload never holds a database connection; `createAttachment` then ties the blob to that
+ * transaction. Past `maxBytes` the rest of the stream is read and dropped (the client is answered, not cut off),
+ * the partial file removed and a 413 thrown.
  */
-export async function storeAttachmentBlob(blobs: BlobStore, content: Readable): Promise<StoredBlob> {
+export async function storeAttachmentBlob(blobs: BlobStore, content: Readable, rules: UploadRules = {}): Promise<StoredBlob> {
   const uuid = randomUUID();
-  const size = await blobs.put(uuid, content);
-  return { uuid, size };
+  const chunks: Buffer[] = [];
+  let seen = 0;
+  let kept = 0;
+  const limit = rules.maxBytes ?? Infinity;
+  const measure = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      if (kept < sniffLength) {
+        chunks.push(chunk.subarray(0, sniffLength - kept));
+        kept += Math.min(chunk.length, sniffLength - kept);
+      }
+      done(null, seen > limit ? undefined : chunk);
+    },
+  });
+  content.on('error', (error) => measure.destroy(error));
+  const size = await blobs.put(uuid, content.pipe(measure));
+  if (seen > limit) {
+    await blobs.delete(uuid);
+    throw tooLarge(`attachment exceeds limit ${limit}`);
+  }
+  return { uuid, size, head: Buffer.concat(chunks) };
 }
 
-/** Records a stored blob; if the transaction does not commit, the blob goes too. */
-export async function createAttachment(tx: Tx, blobs: BlobStore, input: NewAttachment, blob: StoredBlob): Promise<AttachmentRow> {
+/**
+ * Records a stored blob, when its name or content is of an allowed type (422 otherwise); if the transaction does not
+ * commit, the blob goes too.
+ */
+export async function createAttachment(
+  tx: Tx, blobs: BlobStore, input: NewAttachment, blob: StoredBlob, rules: UploadRules = {},
+): Promise<AttachmentRow> {
   tx.onRollback(() => blobs.delete(blob.uuid));
+  if (rules.allowedTypes !== undefined) checkAttachmentType(attachmentName(input.name), blob.head, rules.allowedTypes);
   try {
     const [row] = await tx.query<AttachmentRow>(
       `INSERT INTO attachment (uuid, repo_id, release_id, issue_id, comment_id, uploader_id, name, size)
@@ -96,7 +132,9 @@ export async function getReleaseAttachment(db: Queryable, releaseId: number, id:
   return row;
 }
 
-export async function renameAttachment(tx: Tx, attachment: AttachmentRow, name: string): Promise<AttachmentRow> {
+/** A new name for an attachment; with `allowedTypes`, the new name must keep an allowed extension (Gitea's UpdateAttachment). */
+export async function renameAttachment(tx: Tx, attachment: AttachmentRow, name: string, rules: UploadRules = {}): Promise<AttachmentRow> {
+  if (rules.allowedTypes !== undefined) checkAttachmentType(attachmentName(name), null, rules.allowedTypes);
   const [row] = await tx.query<AttachmentRow>('UPDATE attachment SET name = $2 WHERE id = $1 RETURNING *', [attachment.id, attachmentName(name)]);
   if (!row) throw notFound();
   return row;
