@@ -7,6 +7,7 @@ import { StarsWatchesTopicsKeys1732000005000 } from './1732000005000-stars-watch
 import { RepoTransfers1732000006000 } from './1732000006000-repo-transfers.js';
 import { Organizations1732000007000 } from './1732000007000-organizations.js';
 import { UserExtras1732000008010 } from './1732000008010-user-extras.js';
+import { Events1732000011000 } from './1732000011000-events.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -19,4 +20,5 @@ export const migrations = [
   RepoTransfers1732000006000,
   Organizations1732000007000,
   UserExtras1732000008010,
+  Events1732000011000,
 ];

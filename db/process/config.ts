@@ -22,7 +22,7 @@ export interface Config {
   };
   repository: { maxCreationLimit: number; allowForkWithoutMaximumLimit: boolean };
   ui: { reactions: string[] };
-  webhook: { allowedHostList: string; deliverTimeoutSeconds: number };
+  webhook: { allowedHostList: string; deliverTimeoutSeconds: number; skipTlsVerify: boolean; proxyUrl: string | undefined; proxyHosts: string[] };
   migrations: { allowLocalNetworks: boolean };
   mirror: { minInterval: string; defaultInterval: string };
   mailer: { enabled: boolean; smtpAddr: string | undefined; smtpPort: number | undefined; from: string | undefined };
@@ -81,6 +81,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhook: {
       allowedHostList: get('webhook', 'ALLOWED_HOST_LIST') ?? 'external',
       deliverTimeoutSeconds: num('webhook', 'DELIVER_TIMEOUT', 5),
+      skipTlsVerify: bool('webhook', 'SKIP_TLS_VERIFY', false),
+      proxyUrl: get('webhook', 'PROXY_URL') || undefined,
+      proxyHosts: list('webhook', 'PROXY_HOSTS', []),
     },
     migrations: { allowLocalNetworks: bool('migrations', 'ALLOW_LOCALNETWORKS', false) },
     mirror: {
