@@ -7,6 +7,12 @@ import { activeHooksFor } from '../db/models/hooks/webhooks.js';
 import { accessModes, type RepoRow } from '../db/models/repos/repo-row.js';
 import { findRepoById } from '../db/models/repos/repos.js';
 import { findUsersByIds } from '../db/models/users/users.js';
+import { findIssueById } from '../db/models/issues/issues.js';
+import { upsertThreads, type ThreadChange } from '../db/models/notifications/notifications.js';
+import { loadIssueAudience, type AudienceMember } from '../db/views/issue-audience.js';
+import { renderIssueMail, type IssueMailAction } from '../api/render/issue-mail.js';
+import { enqueueMany } from '../jobs/queue.js';
+import type { MailPayload } from '../jobs/catalogue.js';
 import { userTypes, type UserRow } from '../db/models/users/user-row.js';
 import { accessLevel, loadPushView, repoViewWithMode } from '../db/views/hook-sources.js';
 import { loadReleaseView } from '../db/views/releases.js';
@@ -34,12 +40,28 @@ interface Delivery {
   branch: string | null;
 }
 
-/** How one kind of event fans out: the webhook payloads it causes (none for most account events). */
-interface Fanout<K extends EventKind> {
-  hooks(event: StoredEvent<K>, deps: ActorDeps): Promise<Delivery[]>;
+/**
+ * Who an issue event notifies (Gitea's notification and mail notifiers): everyone following the issue, or only the
+ * user it names (an assignee); threads always, mail as Gitea sends it.
+ */
+interface NotificationRule<K extends EventKind> {
+  receiver?(payload: EventPayload<K>): number;
+  commentId?(payload: EventPayload<K>): number;
+  /** Only when the payload says so (an edit notifies when the title changed). */
+  when?(payload: EventPayload<K>): boolean;
+  mail: IssueMailAction['kind'] | null;
 }
 
-const none: Fanout<EventKind> = { hooks: async () => [] };
+/** How one kind of event fans out: the webhook payloads it causes (none for most account events) and whom it notifies. */
+interface Fanout<K extends EventKind> {
+  hooks(event: StoredEvent<K>, deps: ActorDeps): Promise<Delivery[]>;
+  notification?: NotificationRule<K>;
+}
+
+const noHooks = async (): Promise<Delivery[]> => [];
+const none: Fanout<EventKind> = { hooks: noHooks };
+/** An issue event that reaches no webhook yet (its payloads are not built) and notifies as `rule` says. */
+const issueEvent = <K extends EventKind>(notification?: NotificationRule<K>): Fanout<K> => ({ hooks: noHooks, notification });
 const zeroSha = /^0+$/;
 
 /** A release event renders the release as it is now, or as it was when it was deleted. */
@@ -144,6 +166,21 @@ const fanouts: { [K in EventKind]: Fanout<K> } = {
   'release.updated': releaseFanout('updated'),
   'release.deleted': releaseFanout('deleted'),
 
+  'issue.opened': issueEvent({ mail: 'opened' }),
+  'issue.edited': issueEvent<'issue.edited'>({ when: (p) => p.previous.title !== undefined, mail: null }),
+  'issue.closed': issueEvent({ mail: 'closed' }),
+  'issue.reopened': issueEvent({ mail: 'reopened' }),
+  'issue.deleted': none,
+  'issue.labelled': issueEvent(),
+  'issue.unlabelled': issueEvent(),
+  'issue.assigned': issueEvent<'issue.assigned'>({ receiver: (p) => p.assignee_id, mail: 'assigned' }),
+  'issue.unassigned': issueEvent(),
+  'issue.milestoned': issueEvent(),
+  'issue.demilestoned': issueEvent(),
+  'comment.created': issueEvent<'comment.created'>({ commentId: (p) => p.comment_id, mail: 'commented' }),
+  'comment.edited': issueEvent(),
+  'comment.deleted': issueEvent(),
+
   'organization.created': none,
   'organization.deleted': none,
   'organization.member_removed': none,
@@ -201,11 +238,60 @@ export const notifier: Actor<'notify'> = {
     const fanout = fanouts[event.kind] as Fanout<EventKind>;
     const deliveries = await fanout.hooks(event, deps);
     const tasks = (await Promise.all(deliveries.map((d) => hookTasksFor(deps.db, event, d)))).flat();
-    if (tasks.length === 0) return 'skipped';
+    const notices = fanout.notification ? await noticesFor(deps, event, fanout.notification) : null;
+    if (tasks.length === 0 && !notices) return 'skipped';
     await inTx(deps, async (tx) => {
       const ids = await insertHookTasks(tx, tasks);
       await queueDeliveries(tx, deps.config.webhook.deliverTimeoutSeconds, ids);
+      if (notices) {
+        await upsertThreads(tx, notices.threads);
+        // a repeated run re-sends nothing once threads exist: mails go out with the run that first commits
+        await enqueueMany(tx, 'mail', notices.mails);
+      }
     });
     return 'done';
   },
 };
+
+interface Notices {
+  threads: ThreadChange;
+  mails: MailPayload[];
+}
+
+/** Threads and mails of an issue event: who follows the issue (or the one user the event names), never the doer. */
+async function noticesFor(deps: ActorDeps, event: StoredEvent, rule: NotificationRule<EventKind>): Promise<Notices | null> {
+  const payload = event.payload as { issue_id?: number; body?: string };
+  if (!event.repo || !event.doer || typeof payload.issue_id !== 'number') return null;
+  if (rule.when && !rule.when(event.payload)) return null;
+  const issue = await findIssueById(deps.db, payload.issue_id);
+  if (!issue) return null;
+  const receiver = rule.receiver?.(event.payload);
+  if (receiver === event.doer.id) return null;
+  const audience = await loadIssueAudience(deps.db, event.repo, issue, event.doer.id, receiver);
+  const commentId = rule.commentId?.(event.payload) ?? null;
+  const threads: ThreadChange = {
+    userIds: audience.map((m) => m.user.id), repoId: event.repo.id, issueId: issue.id, isPull: issue.is_pull, commentId, doerId: event.doer.id,
+  };
+  const mails: MailPayload[] = [];
+  if (rule.mail && deps.config.mailer.enabled) {
+    let action: IssueMailAction = { kind: rule.mail } as IssueMailAction;
+    if (rule.mail === 'commented') {
+      const [comment] = await deps.db.query<{ content: string }>('SELECT content FROM comment WHERE id = $1', [commentId]);
+      if (!comment) return { threads, mails };
+      action = { kind: 'commented', body: comment.content, commentId: commentId! };
+    }
+    for (const member of audience) {
+      if (!wantsMail(member, rule.mail)) continue;
+      mails.push(renderIssueMail(member.user, event.doer, event.repo, issue, action, deps.config));
+    }
+  }
+  return { threads, mails };
+}
+
+/** Gitea's rules: assignment mails unless mail is disabled; other issue mails when enabled, or on mention when mentioned. */
+function wantsMail(member: AudienceMember, kind: IssueMailAction['kind']): boolean {
+  if (!member.user.email) return false;
+  if (kind === 'assigned') return member.mailPreference !== 'disabled';
+  if (member.mailPreference === 'enabled' || member.mailPreference === 'andyourown') return true;
+  return member.mailPreference === 'onmention' && member.mentioned;
+}

@@ -24,6 +24,7 @@ export const methodNotAllowed = (message: string): HttpError => new HttpError(40
 export const conflict = (message: string): HttpError => new HttpError(409, message);
 export const tooLarge = (message: string): HttpError => new HttpError(413, message);
 export const unsupportedMediaType = (message: string): HttpError => new HttpError(415, message);
+export const preconditionFailed = (message: string): HttpError => new HttpError(412, message);
 export const locked = (message: string): HttpError => new HttpError(423, message);
 
 /** PostgreSQL's unique_violation: a concurrent writer won the race for the same name. */

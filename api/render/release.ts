@@ -3,7 +3,7 @@ import type { ReleaseView } from '../../db/views/releases.js';
 import type { RepoRow } from '../../db/models/repos/repo-row.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import { iso } from './time.js';
-import { renderUser, type ApiUser, type RenderContext } from './user.js';
+import { renderGhost, renderUser, type ApiUser, type RenderContext } from './user.js';
 
 /** The Attachment definition of the Gitea 1.22 API description. */
 export interface ApiAttachment {
@@ -51,16 +51,6 @@ export function renderAttachment(attachment: AttachmentRow, { rootUrl }: RenderC
     created_at: iso(attachment.created),
     uuid: attachment.uuid,
     browser_download_url: `${rootUrl}attachments/${attachment.uuid}`,
-  };
-}
-
-/** Gitea's stand-in for a deleted account. */
-function renderGhost({ rootUrl }: RenderContext): ApiUser {
-  return {
-    id: -1, login: 'Ghost', username: 'Ghost', login_name: '', source_id: 0, full_name: '', email: `ghost@noreply.${new URL(rootUrl).hostname}`,
-    avatar_url: `${rootUrl}assets/img/avatar_default.png`, html_url: `${rootUrl}Ghost`, language: '', is_admin: false,
-    last_login: iso(null), created: iso(null), restricted: false, active: false, prohibit_login: false, location: '',
-    website: '', description: '', visibility: 'public', followers_count: 0, following_count: 0, starred_repos_count: 0,
   };
 }
 

@@ -128,3 +128,13 @@ export interface ApiAccessToken {
 export function renderAccessToken(token: TokenRow, secret = ''): ApiAccessToken {
   return { id: token.id, name: token.name, sha1: secret, token_last_eight: token.token_last_eight, scopes: scopeList(token.scope) };
 }
+
+/** Gitea's stand-in for a deleted account. */
+export function renderGhost({ rootUrl }: RenderContext): ApiUser {
+  return {
+    id: -1, login: 'Ghost', username: 'Ghost', login_name: '', source_id: 0, full_name: '', email: `ghost@noreply.${new URL(rootUrl).hostname}`,
+    avatar_url: `${rootUrl}assets/img/avatar_default.png`, html_url: `${rootUrl}Ghost`, language: '', is_admin: false,
+    last_login: iso(null), created: iso(null), restricted: false, active: false, prohibit_login: false, location: '',
+    website: '', description: '', visibility: 'public', followers_count: 0, following_count: 0, starred_repos_count: 0,
+  };
+}

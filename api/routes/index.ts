@@ -39,7 +39,13 @@ import { adminCronRoutes } from './instance/admin-cron.js';
 import { oauth2AppRoutes } from './users/oauth2-apps.js';
 import { heatmapRoutes } from './activity/heatmap.js';
 import { userFeedRoutes } from './activity/user-feeds.js';
+import { issueRoutes } from './issues/issues.js';
+import { labelRoutes } from './issues/labels.js';
+import { milestoneRoutes } from './issues/milestones.js';
+import { commentRoutes, timelineRoutes } from './issues/comments.js';
+import { pinRoutes } from './issues/pins.js';
 import { hookRoutes } from './hooks/hooks.js';
+import { notificationRoutes } from './notifications/notifications.js';
 
 /** Every /api/v1 route, in one table. An area adds its list here. */
 export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes, ...releaseRoutes, ...releaseAssetRoutes, ...commitStatusRoutes,
@@ -47,4 +53,5 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...branchRoutes, ...orgRoutes, ...teamRoutes, ...orgLabelRoutes, ...gitDataRoutes, ...contentsRoutes, ...tagRoutes,
   ...forkRoutes, ...generateRoutes, ...transferRoutes, ...templateInfoRoutes, ...unadoptedRoutes,
   ...userKeyRoutes, ...gpgKeyRoutes, ...userBlockRoutes, ...userAvatarRoutes, ...badgeRoutes, ...markupRoutes, ...nodeInfoRoutes, ...signingKeyRoutes,
-  ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes, ...hookRoutes];
+  ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes,
+  ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes, ...timelineRoutes, ...pinRoutes, ...hookRoutes, ...notificationRoutes];

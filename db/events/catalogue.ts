@@ -17,6 +17,12 @@ const protection = z.strictObject({ protection_id: id, rule_name: z.string() });
 const team = z.strictObject({ org_id: id, team_id: id, name });
 const teamMember = z.strictObject({ org_id: id, team_id: id, user_id: id });
 const teamRepo = z.strictObject({ org_id: id, team_id: id });
+/** An issue or pull request (`is_pull`) by id and index in the event's repository. */
+const issueFacts = { issue_id: id, index: id, is_pull: z.boolean() };
+const issue = z.strictObject(issueFacts);
+const issueState = z.strictObject({ ...issueFacts, commit_id: objectId.optional() });
+const timestamp = z.iso.datetime({ offset: true }).nullable();
+const comment = z.strictObject({ ...issueFacts, comment_id: id });
 
 /**
  * Every kind of domain event with its payload, declared once. The repository and the doer are columns of the
@@ -60,6 +66,25 @@ const payloads = {
   'release.updated': release,
   'release.deleted': release,
 
+  'issue.opened': issue,
+  'issue.edited': z.strictObject({
+    ...issueFacts,
+    previous: z.strictObject({ title: z.string(), body: z.string(), ref: z.string(), due_date: timestamp }).partial(),
+  }),
+  // The causing commit when a push or a merge closed or reopened it.
+  'issue.closed': issueState,
+  'issue.reopened': issueState,
+  'issue.deleted': z.strictObject({ ...issueFacts, title: z.string() }),
+  'issue.labelled': z.strictObject({ ...issueFacts, label_ids: z.array(id).min(1) }),
+  'issue.unlabelled': z.strictObject({ ...issueFacts, label_ids: z.array(id).min(1) }),
+  'issue.assigned': z.strictObject({ ...issueFacts, assignee_id: id }),
+  'issue.unassigned': z.strictObject({ ...issueFacts, assignee_id: id }),
+  'issue.milestoned': z.strictObject({ ...issueFacts, milestone_id: id, previous: z.strictObject({ milestone_id: id.nullable() }) }),
+  'issue.demilestoned': z.strictObject({ ...issueFacts, milestone_id: id }),
+  'comment.created': comment,
+  'comment.edited': comment.extend({ previous: z.strictObject({ body: z.string() }) }),
+  'comment.deleted': comment.extend({ body: z.string() }),
+
   'organization.created': z.strictObject({ org_id: id, name, owner_id: id }),
   'organization.deleted': z.strictObject({ org_id: id, name }),
   'organization.member_removed': z.strictObject({ org_id: id, user_id: id }),
@@ -86,6 +111,7 @@ const payloads = {
 export type EventKind = keyof typeof payloads;
 export type EventPayload<K extends EventKind> = z.infer<(typeof payloads)[K]>;
 export type ReleaseEventKind = Extract<EventKind, `release.${string}`>;
+export type IssueEventKind = Extract<EventKind, `issue.${string}` | `comment.${string}`>;
 
 export const eventKinds: readonly EventKind[] = Object.keys(payloads) as EventKind[];
 

@@ -70,9 +70,13 @@ export class Events1732000011000 implements MigrationInterface {
         UNIQUE (user_id, issue_id)
       )`);
     await db.query(`CREATE INDEX notification_user ON notification (user_id, status, updated DESC)`);
+    // Gitea's EmailNotificationsPreference: which issue mails a user receives.
+    await db.query(`ALTER TABLE "user" ADD COLUMN email_notifications_preference text NOT NULL DEFAULT 'enabled'
+      CHECK (email_notifications_preference IN ('enabled', 'onmention', 'disabled', 'andyourown'))`);
   }
 
   async down(db: QueryRunner): Promise<void> {
+    await db.query(`ALTER TABLE "user" DROP COLUMN email_notifications_preference`);
     await db.query(`DROP TABLE notification, hook_task, webhook`);
     await db.query(`ALTER TABLE domain_event DROP COLUMN snapshot`);
   }

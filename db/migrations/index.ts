@@ -7,6 +7,7 @@ import { StarsWatchesTopicsKeys1732000005000 } from './1732000005000-stars-watch
 import { RepoTransfers1732000006000 } from './1732000006000-repo-transfers.js';
 import { Organizations1732000007000 } from './1732000007000-organizations.js';
 import { UserExtras1732000008010 } from './1732000008010-user-extras.js';
+import { Issues1732000010000 } from './1732000010000-issues.js';
 import { Events1732000011000 } from './1732000011000-events.js';
 
 /** In order. A new migration is appended here. */
@@ -20,5 +21,6 @@ export const migrations = [
   RepoTransfers1732000006000,
   Organizations1732000007000,
   UserExtras1732000008010,
+  Issues1732000010000,
   Events1732000011000,
 ];

@@ -21,6 +21,8 @@ export interface Config {
     secretKey: string;
   };
   repository: { maxCreationLimit: number; allowForkWithoutMaximumLimit: boolean };
+  /** `[repository.issue]`. */
+  repositoryIssue: { maxPinned: number };
   ui: { reactions: string[] };
   webhook: { allowedHostList: string; deliverTimeoutSeconds: number; skipTlsVerify: boolean; proxyUrl: string | undefined; proxyHosts: string[] };
   migrations: { allowLocalNetworks: boolean };
@@ -77,6 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxCreationLimit: num('repository', 'MAX_CREATION_LIMIT', -1),
       allowForkWithoutMaximumLimit: bool('repository', 'ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT', true),
     },
+    repositoryIssue: { maxPinned: num('repository.issue', 'MAX_PINNED', 3) },
     ui: { reactions: list('ui', 'REACTIONS', ['+1', '-1', 'laugh', 'hooray', 'confused', 'heart', 'rocket', 'eyes']) },
     webhook: {
       allowedHostList: get('webhook', 'ALLOWED_HOST_LIST') ?? 'external',
@@ -111,10 +114,15 @@ function readSections(env: NodeJS.ProcessEnv, dataDir: string): Sections {
   };
   if (existsSync(file)) {
     const parsed = parseIni(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    for (const [section, body] of Object.entries(parsed)) {
-      if (body && typeof body === 'object') {
-        for (const [key, value] of Object.entries(body)) put(section, key, String(value));
+    // `[repository.issue]` comes back nested under `repository`
+    const putSection = (section: string, body: object): void => {
+      for (const [key, value] of Object.entries(body)) {
+        if (value && typeof value === 'object') putSection(`${section}.${key}`, value);
+        else put(section, key, String(value));
       }
+    };
+    for (const [section, body] of Object.entries(parsed)) {
+      if (body && typeof body === 'object') putSection(section, body);
     }
   } else if (env.HEARTH_CONFIG) {
     throw new Error(`HEARTH_CONFIG names ${file}, which does not exist`);

@@ -1,0 +1,78 @@
+import type { Queryable } from '../../data-source.js';
+import { selectPage, type PageWindow } from '../../sql.js';
+import type { IssueRow } from './issue-row.js';
+
+export type IssueState = 'open' | 'closed' | 'all';
+
+/** Gitea's IssuesOptions as the list and search routes use them. */
+export interface IssueFilter {
+  state: IssueState;
+  /** Unset: issues and pull requests alike. */
+  isPull?: boolean;
+  /** The issue carries every one of these labels. */
+  labelIds?: number[];
+  /** The issue is in one of these milestones. */
+  milestoneIds?: number[];
+  /** Words of the title, the body or a comment. */
+  keyword?: string;
+  /** Updated at or after / at or before. */
+  since?: Date;
+  before?: Date;
+  posterId?: number;
+  assigneeId?: number;
+  mentionedId?: number;
+}
+
+/** The WHERE conditions of a filter on `issue i`, adding their parameters to `params`. */
+export function issueConditions(filter: IssueFilter, params: unknown[]): string[] {
+  const conditions: string[] = [];
+  if (filter.state !== 'all') conditions.push(`i.is_closed = $${params.push(filter.state === 'closed')}`);
+  if (filter.isPull !== undefined) conditions.push(`i.is_pull = $${params.push(filter.isPull)}`);
+  if (filter.labelIds?.length) {
+    const ids = `$${params.push(filter.labelIds)}::bigint[]`;
+    conditions.push(`(SELECT count(*) FROM issue_label il WHERE il.issue_id = i.id AND il.label_id = ANY(${ids})) = cardinality(${ids})`);
+  }
+  if (filter.milestoneIds) conditions.push(`i.milestone_id = ANY($${params.push(filter.milestoneIds)}::bigint[])`);
+  if (filter.keyword) {
+    const word = `$${params.push(filter.keyword.toLowerCase())}`;
+    conditions.push(`(strpos(lower(i.title), ${word}) > 0 OR strpos(lower(i.content), ${word}) > 0
+      OR EXISTS (SELECT 1 FROM comment c WHERE c.issue_id = i.id AND c.type = 0 AND strpos(lower(c.content), ${word}) > 0))`);
+  }
+  if (filter.since) conditions.push(`i.updated >= $${params.push(filter.since)}`);
+  if (filter.before) conditions.push(`i.updated <= $${params.push(filter.before)}`);
+  if (filter.posterId !== undefined) conditions.push(`i.poster_id = $${params.push(filter.posterId)}`);
+  if (filter.assigneeId !== undefined) {
+    conditions.push(`EXISTS (SELECT 1 FROM issue_assignees ia WHERE ia.issue_id = i.id AND ia.assignee_id = $${params.push(filter.assigneeId)})`);
+  }
+  if (filter.mentionedId !== undefined) {
+    conditions.push(`EXISTS (SELECT 1 FROM issue_mention im WHERE im.issue_id = i.id AND im.user_id = $${params.push(filter.mentionedId)})`);
+  }
+  return conditions;
+}
+
+/** A repository's issues, newest first (Gitea's default "latest" order), with the total the filter matches. */
+export async function listIssues(db: Queryable, repoId: number, filter: IssueFilter, page: PageWindow): Promise<{ rows: IssueRow[]; total: number }> {
+  const params: unknown[] = [repoId];
+  const conditions = ['i.repo_id = $1', ...issueConditions(filter, params)];
+  return selectPage<IssueRow>(db, { select: 'i.*', from: `issue i WHERE ${conditions.join(' AND ')}`, params, orderBy: 'i.created DESC, i.id DESC', page });
+}
+
+/** Label ids of the repository (and its organization) with these names; unknown names are left out. */
+export async function labelIdsByNames(db: Queryable, repoId: number, ownerId: number, names: string[]): Promise<number[]> {
+  if (names.length === 0) return [];
+  const rows = await db.query<{ id: number }>(
+    'SELECT id FROM label WHERE name = ANY($1::text[]) AND (repo_id = $2 OR org_id = $3)', [names, repoId, ownerId],
+  );
+  return rows.map((row) => row.id);
+}
+
+/** Gitea's milestone filter: each part names a milestone, else is tried as an id; unknown ones are discarded. */
+export async function milestoneIdsByNamesOrIds(db: Queryable, repoId: number, parts: string[]): Promise<number[]> {
+  if (parts.length === 0) return [];
+  const ids = parts.filter((part) => /^\d{1,15}$/.test(part)).map(Number);
+  const rows = await db.query<{ id: number }>(
+    'SELECT id FROM milestone WHERE repo_id = $1 AND (lower(name) = ANY($2::text[]) OR id = ANY($3::bigint[]))',
+    [repoId, parts.map((part) => part.toLowerCase()), ids],
+  );
+  return rows.map((row) => row.id);
+}

@@ -1,0 +1,229 @@
+import type { Queryable, Tx } from '../../data-source.js';
+import { invalid, notFound, preconditionFailed } from '../../errors.js';
+import { emit } from '../../events/emit.js';
+import type { LabelRow } from '../orgs/labels.js';
+import type { RepoRow } from '../repos/repo-row.js';
+import type { UserRow } from '../users/user-row.js';
+import { setAssignees } from './issue-assignees.js';
+import { addTimelineComment, issueFacts } from './issue-facts.js';
+import { recountLabels, winnersOfScopes } from './issue-labels.js';
+import { commentType, type IssueRow } from './issue-row.js';
+import { recountMilestones } from './milestones.js';
+import { recordMentions } from './mentions.js';
+
+export const maxTitleLength = 255;
+
+// ---- reads -------------------------------------------------------------------------------------------
+
+/** The issue (or pull request) with this index in the repository: 404 when there is none. */
+export async function getIssueByIndex(db: Queryable, repoId: number, index: number): Promise<IssueRow> {
+  const [row] = await db.query<IssueRow>('SELECT * FROM issue WHERE repo_id = $1 AND index = $2', [repoId, index]);
+  if (!row) throw notFound(`issue does not exist [repo_id: ${repoId}, index: ${index}]`);
+  return row;
+}
+
+export async function findIssueById(db: Queryable, id: number): Promise<IssueRow | null> {
+  const [row] = await db.query<IssueRow>('SELECT * FROM issue WHERE id = $1', [id]);
+  return row ?? null;
+}
+
+/** Issues by id, in one query. */
+export async function issuesByIds(db: Queryable, ids: ReadonlyArray<number | null>): Promise<Map<number, IssueRow>> {
+  const wanted = [...new Set(ids.filter((id): id is number => id !== null))];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.query<IssueRow>('SELECT * FROM issue WHERE id = ANY($1::bigint[])', [wanted]);
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** The issue's row locked for a change, as it is now. */
+export async function lockIssue(tx: Tx, issue: IssueRow): Promise<IssueRow> {
+  const [row] = await tx.query<IssueRow>('SELECT * FROM issue WHERE id = $1 FOR UPDATE', [issue.id]);
+  if (!row) throw notFound();
+  return row;
+}
+
+/** Issues that block this one and are still open (Gitea's IssueNoDependenciesLeft, inverted). */
+export async function countOpenDependencies(db: Queryable, issueId: number): Promise<number> {
+  const [{ open }] = await db.query<{ open: number }>(
+    `SELECT count(*)::int AS open FROM issue_dependency d JOIN issue i ON i.id = d.dependency_id
+     WHERE d.issue_id = $1 AND NOT i.is_closed`,
+    [issueId],
+  );
+  return open;
+}
+
+// ---- creation ----------------------------------------------------------------------------------------
+
+/**
+ * The next index of the repository's issues and pull requests. The counter row stays locked until the
+ * creating transaction ends, so concurrent creations queue and a rolled-back one gives its index back: gap-free.
+ */
+export async function allocateIssueIndex(tx: Tx, repoId: number): Promise<number> {
+  const [{ max_index }] = await tx.query<{ max_index: number }>(
+    `INSERT INTO issue_index (repo_id, max_index) VALUES ($1, 1)
+     ON CONFLICT (repo_id) DO UPDATE SET max_index = issue_index.max_index + 1 RETURNING max_index`,
+    [repoId],
+  );
+  return max_index;
+}
+
+export function assertTitle(title: string): void {
+  if (!title.trim()) throw invalid('[Title]: Required');
+  if ([...title].length > maxTitleLength) throw invalid(`[Title]: MaxSize must be ${maxTitleLength}`);
+}
+
+/** What creating an issue takes, resolved: labels, milestone and assignees are rows the caller checked. */
+export interface NewIssue {
+  title: string;
+  body?: string;
+  ref?: string;
+  deadline?: Date | null;
+  milestoneId?: number | null;
+  labels?: LabelRow[];
+  assignees?: UserRow[];
+  isPull?: boolean;
+}
+
+/** Adjusts the repository's open/closed counters of issues or pull requests. */
+async function adjustRepoCounters(tx: Tx, repoId: number, isPull: boolean, total: number, closed: number): Promise<void> {
+  const [all, done] = isPull ? ['num_pulls', 'num_closed_pulls'] : ['num_issues', 'num_closed_issues'];
+  await tx.query(`UPDATE repository SET ${all} = ${all} + $2, ${done} = ${done} + $3 WHERE id = $1`, [repoId, total, closed]);
+}
+
+/**
+ * Creates an issue with its labels, milestone and assignees in the caller's transaction (spec rule 5), with
+ * the next index of the repository; the poster is subscribed by mention rules of the body.
+ */
+export async function createIssue(tx: Tx, repo: RepoRow, doer: UserRow, input: NewIssue): Promise<IssueRow> {
+  assertTitle(input.title);
+  const index = await allocateIssueIndex(tx, repo.id);
+  const [issue] = await tx.query<IssueRow>(
+    `INSERT INTO issue (repo_id, index, poster_id, title, content, ref, deadline, milestone_id, is_pull)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
+    [repo.id, index, doer.id, input.title, input.body ?? '', input.ref ?? '', input.deadline ?? null, input.milestoneId ?? null, input.isPull ?? false],
+  );
+  await adjustRepoCounters(tx, repo.id, issue.is_pull, 1, 0);
+  const labels = winnersOfScopes(input.labels ?? []);
+  if (labels.length) {
+    const ids = labels.map((label) => label.id);
+    await tx.query('INSERT INTO issue_label (issue_id, label_id) SELECT $1, unnest($2::bigint[])', [issue.id, ids]);
+    for (const labelId of ids) await addTimelineComment(tx, issue, doer, { type: commentType.label, label_id: labelId, content: '1' });
+    await recountLabels(tx, ids);
+  }
+  if (issue.milestone_id) {
+    await addTimelineComment(tx, issue, doer, { type: commentType.milestone, old_milestone_id: 0, milestone_id: issue.milestone_id });
+    await recountMilestones(tx, [issue.milestone_id]);
+  }
+  await recordMentions(tx, issue, issue.content);
+  await emit(tx, { kind: 'issue.opened', repoId: repo.id, doerId: doer.id, payload: issueFacts(issue) });
+  if (input.assignees?.length) await setAssignees(tx, repo, issue, doer, input.assignees);
+  return issue;
+}
+
+// ---- changes -----------------------------------------------------------------------------------------
+
+/**
+ * Closes or reopens (Gitea's ChangeStatus): closing with open dependencies is a 412. Counters of the
+ * repository, the milestone and the labels follow; `commitId` names the commit that caused it.
+ */
+export async function setIssueClosed(
+  tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, closed: boolean, cause: { commitId?: string } = {},
+): Promise<IssueRow> {
+  const before = await lockIssue(tx, issue);
+  if (before.is_closed === closed) return before;
+  if (closed && (await countOpenDependencies(tx, before.id)) > 0) {
+    throw preconditionFailed('cannot close this issue because it still has open dependencies');
+  }
+  const [row] = await tx.query<IssueRow>(
+    `UPDATE issue SET is_closed = $2, closed_at = CASE WHEN $2 THEN now() END, updated = now() WHERE id = $1 RETURNING *`,
+    [before.id, closed],
+  );
+  await adjustRepoCounters(tx, repo.id, row.is_pull, 0, closed ? 1 : -1);
+  await recountMilestones(tx, [row.milestone_id]);
+  const labelIds = (await tx.query<{ label_id: number }>('SELECT label_id FROM issue_label WHERE issue_id = $1', [row.id])).map((r) => r.label_id);
+  await recountLabels(tx, labelIds);
+  await addTimelineComment(tx, row, doer, { type: closed ? commentType.close : commentType.reopen, commit_sha: cause.commitId ?? '' });
+  const payload = cause.commitId ? { ...issueFacts(row), commit_id: cause.commitId } : issueFacts(row);
+  await emit(tx, { kind: closed ? 'issue.closed' : 'issue.reopened', repoId: repo.id, doerId: doer.id, payload });
+  return row;
+}
+
+/** Moves the issue to another milestone or out of one (`null`), with its timeline entry and event. */
+export async function setIssueMilestone(tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, milestoneId: number | null): Promise<IssueRow> {
+  const before = await lockIssue(tx, issue);
+  if (before.milestone_id === milestoneId) return before;
+  const [row] = await tx.query<IssueRow>('UPDATE issue SET milestone_id = $2, updated = now() WHERE id = $1 RETURNING *', [before.id, milestoneId]);
+  await recountMilestones(tx, [before.milestone_id, milestoneId]);
+  await addTimelineComment(tx, row, doer, { type: commentType.milestone, old_milestone_id: before.milestone_id ?? 0, milestone_id: milestoneId ?? 0 });
+  if (milestoneId) {
+    await emit(tx, {
+      kind: 'issue.milestoned', repoId: repo.id, doerId: doer.id,
+      payload: { ...issueFacts(row), milestone_id: milestoneId, previous: { milestone_id: before.milestone_id } },
+    });
+  } else if (before.milestone_id) {
+    await emit(tx, { kind: 'issue.demilestoned', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(row), milestone_id: before.milestone_id } });
+  }
+  return row;
+}
+
+const dateOnly = (date: Date | null): string => (date ? date.toISOString().slice(0, 10) : '');
+
+/** Sets or removes (`null`) the due date, with Gitea's added/modified/removed_deadline entry. */
+export async function setIssueDeadline(tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, deadline: Date | null): Promise<IssueRow> {
+  const before = await lockIssue(tx, issue);
+  if ((before.deadline?.getTime() ?? null) === (deadline?.getTime() ?? null)) return before;
+  const [row] = await tx.query<IssueRow>('UPDATE issue SET deadline = $2, updated = now() WHERE id = $1 RETURNING *', [before.id, deadline]);
+  const [type, content] = !before.deadline
+    ? [commentType.added_deadline, dateOnly(deadline)]
+    : !deadline
+      ? [commentType.removed_deadline, dateOnly(before.deadline)]
+      : [commentType.modified_deadline, `${dateOnly(deadline)}|${dateOnly(before.deadline)}`];
+  await addTimelineComment(tx, row, doer, { type, content });
+  await emit(tx, {
+    kind: 'issue.edited', repoId: repo.id, doerId: doer.id,
+    payload: { ...issueFacts(row), previous: { due_date: before.deadline ? before.deadline.toISOString() : null } },
+  });
+  return row;
+}
+
+/** Title, body and ref (the columns an edit may write besides the relations): each change recorded. */
+export async function editIssueText(
+  tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, edit: { title?: string; body?: string; ref?: string },
+): Promise<IssueRow> {
+  const before = await lockIssue(tx, issue);
+  if (edit.title !== undefined) assertTitle(edit.title);
+  const title = edit.title ?? before.title;
+  const body = edit.body ?? before.content;
+  const ref = edit.ref ?? before.ref;
+  if (title === before.title && body === before.content && ref === before.ref) return before;
+  const [row] = await tx.query<IssueRow>(
+    'UPDATE issue SET title = $2, content = $3, ref = $4, updated = now() WHERE id = $1 RETURNING *',
+    [before.id, title, body, ref],
+  );
+  const previous: { title?: string; body?: string; ref?: string } = {};
+  if (title !== before.title) {
+    previous.title = before.title;
+    await addTimelineComment(tx, row, doer, { type: commentType.change_title, old_title: before.title, new_title: title });
+  }
+  if (ref !== before.ref) {
+    previous.ref = before.ref;
+    await addTimelineComment(tx, row, doer, { type: commentType.change_issue_ref, old_ref: before.ref, new_ref: ref });
+  }
+  if (body !== before.content) {
+    previous.body = before.content;
+    await recordMentions(tx, row, body);
+  }
+  await emit(tx, { kind: 'issue.edited', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(row), previous } });
+  return row;
+}
+
+/** Deletes the issue with its comments, labels and assignees; counters follow. */
+export async function deleteIssue(tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow): Promise<void> {
+  const before = await lockIssue(tx, issue);
+  const labelIds = (await tx.query<{ label_id: number }>('SELECT label_id FROM issue_label WHERE issue_id = $1', [before.id])).map((r) => r.label_id);
+  await tx.query('DELETE FROM issue WHERE id = $1', [before.id]);
+  await adjustRepoCounters(tx, repo.id, before.is_pull, -1, before.is_closed ? -1 : 0);
+  await recountMilestones(tx, [before.milestone_id]);
+  await recountLabels(tx, labelIds);
+  await emit(tx, { kind: 'issue.deleted', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(before), title: before.title } });
+}

@@ -1,0 +1,60 @@
+import test from 'ava';
+import { build } from '../helpers/build.js';
+import { startHearth } from '../helpers/hearth.js';
+
+test('listing filters by state, labels, milestones, q, type, users and dates, newest first with paging headers', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const bob = await hearth.createUser('bob');
+  const repo = await build.repo(hearth, alice, { name: 'tool' });
+  await hearth.call('PUT', '/repos/alice/tool/collaborators/bob', { auth: alice.bearer, body: { permission: 'write' } });
+  const bug = (await hearth.call('POST', '/repos/alice/tool/labels', { auth: alice.bearer, body: { name: 'bug', color: 'f00' } })).body.id;
+  const ui = (await hearth.call('POST', '/repos/alice/tool/labels', { auth: alice.bearer, body: { name: 'ui', color: '0f0' } })).body.id;
+  const v1 = (await hearth.call('POST', '/repos/alice/tool/milestones', { auth: alice.bearer, body: { title: 'v1' } })).body.id;
+  await build.issue(hearth, repo, { title: 'crash on start', labels: [bug, ui], milestoneId: v1 });
+  await build.issue(hearth, repo, { title: 'slow', labels: [bug], body: 'ping @bob', by: 'bob' });
+  await build.issue(hearth, repo, { title: 'closed one', closed: true, assignees: ['bob'] });
+  await build.issue(hearth, repo, { title: 'a pull', isPull: true });
+
+  const titles = async (query: string) => {
+    const answer = await hearth.call('GET', `/repos/alice/tool/issues${query}`);
+    t.is(answer.status, 200, `${query}: ${JSON.stringify(answer.body)}`);
+    return answer.body.map((i: { title: string }) => i.title);
+  };
+  t.deepEqual(await titles(''), ['a pull', 'slow', 'crash on start']);
+  t.deepEqual(await titles('?state=closed'), ['closed one']);
+  t.deepEqual(await titles('?state=all&type=issues'), ['closed one', 'slow', 'crash on start']);
+  t.deepEqual(await titles('?type=pulls'), ['a pull']);
+  t.deepEqual(await titles('?labels=bug'), ['slow', 'crash on start']);
+  t.deepEqual(await titles('?labels=bug,ui'), ['crash on start']);
+  t.deepEqual(await titles(`?milestones=v1`), ['crash on start']);
+  t.deepEqual(await titles(`?milestones=${v1}`), ['crash on start']);
+  t.deepEqual(await titles('?q=CRASH'), ['crash on start']);
+  t.deepEqual(await titles('?created_by=bob'), ['slow']);
+  t.deepEqual(await titles('?state=all&assigned_by=bob'), ['closed one']);
+  t.deepEqual(await titles('?mentioned_by=bob'), ['slow']);
+  t.deepEqual(await titles('?since=2999-01-01T00:00:00Z'), []);
+  t.deepEqual(await titles('?before=2999-01-01T00:00:00Z&type=issues'), ['slow', 'crash on start']);
+  t.is((await hearth.call('GET', '/repos/alice/tool/issues?created_by=nobody')).status, 404);
+  t.is((await hearth.call('GET', '/repos/alice/tool/issues?since=yesterday')).status, 422);
+  t.is((await hearth.call('GET', '/repos/alice/tool/issues?state=weird')).status, 422);
+
+  const paged = await hearth.call('GET', '/repos/alice/tool/issues?state=all&limit=2&page=1');
+  t.is(paged.body.length, 2);
+  t.is(paged.headers.get('x-total-count'), '4');
+  t.regex(paged.headers.get('link') ?? '', /rel="next"/);
+});
+
+test('a private repository\'s issues are hidden from strangers, and a disabled unit hides its items', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const bob = await hearth.createUser('bob');
+  const repo = await build.repo(hearth, alice, { name: 'secret', private: true });
+  await build.issue(hearth, repo);
+  t.is((await hearth.call('GET', '/repos/alice/secret/issues', { auth: bob.bearer })).status, 404);
+  t.is((await hearth.call('GET', '/repos/alice/secret/issues/1', { auth: bob.bearer })).status, 404);
+  t.is((await hearth.call('GET', '/repos/alice/secret/issues/1', { auth: alice.bearer })).status, 200);
+  await hearth.store.db.query('UPDATE repository SET has_issues = false WHERE id = $1', [repo.id]);
+  t.is((await hearth.call('GET', '/repos/alice/secret/issues/1', { auth: bob.bearer })).status, 404);
+  t.is((await hearth.call('POST', '/repos/alice/secret/issues', { auth: bob.bearer, body: { title: 'x' } })).status, 404);
+});
