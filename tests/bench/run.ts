@@ -17,6 +17,7 @@ import { createToken } from '../../db/models/users/tokens.js';
 import { createUser } from '../../db/models/users/users.js';
 import { buildServices, type Services } from '../../db/services.js';
 import { measureGit, type GitFigure, type GitHistory } from './git-bench.js';
+import { measureWebhooks, type WebhookFigures } from './webhook-bench.js';
 
 /**
  * `npm run bench`: Hearth's hot read paths under load, each beside a same-run baseline (bare Express 5 and
@@ -123,7 +124,7 @@ async function seed(databaseUrl: string, ctx: Services): Promise<Seed> {
 
 async function startServer(args: string[], env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd: root, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline; ) {
+  for (const deadline = Date.now() + 90_000; Date.now() < deadline; ) {
     if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited with ${child.exitCode}`);
     const up = await fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
     if (up) return child;
@@ -209,7 +210,14 @@ function printTable(figures: Figure[], git: GitFigure[]): void {
   console.log([line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n'));
 }
 
-function writeResults(figures: Figure[], git: { history: GitHistory; figures: GitFigure[] }, seconds: number): string {
+function printWebhooks(w: WebhookFigures): void {
+  console.log('\n| webhooks | deliveries/s | bare undici poster | vs bare | p50 delay ms | p99 delay ms |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log(`| one event to ${w.fanOutHooks} hooks | ${w.fanOutDeliveriesPerSecond} | ${w.bareDeliveriesPerSecond} | ${w.fanOutRatio.toFixed(2)}× | | |`);
+  console.log(`| ${w.steadyEvents} events at ${w.steadyRatePerSecond}/s to one hook | ${w.steadyDeliveriesPerSecond} | | | ${w.delayP50Ms} | ${w.delayP99Ms} |`);
+}
+
+function writeResults(figures: Figure[], git: { history: GitHistory; figures: GitFigure[] }, seconds: number, webhooks: WebhookFigures): string {
   const dir = path.join(root, 'tests', 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const started = new Date();
@@ -222,7 +230,7 @@ function writeResults(figures: Figure[], git: { history: GitHistory; figures: Gi
     // Other work on the machine moves every figure; the 1-minute load average at the end tells how much.
     loadAverage: os.loadavg()[0],
   };
-  writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), machine, connections, durationSeconds: seconds, figures, git }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ date: started.toISOString(), machine, connections, durationSeconds: seconds, figures, git, webhooks }, null, 2)}\n`);
   return file;
 }
 
@@ -247,7 +255,9 @@ async function main(): Promise<void> {
     children.push(hearth);
     const listed = (await (await fetch(`http://127.0.0.1:${ports.hearth}/api/v1/repos/${username}/${repos.branches}/branches`)).json()) as unknown[];
     if (listed.length !== branchCount) throw new Error(`the branch list shows ${listed.length} branches, not ${branchCount}`);
-    const figures = await measure(
+    // BENCH_ONLY=webhooks runs the webhook figures alone (a quick check of that scenario)
+    const only = process.env.BENCH_ONLY;
+    const figures = only === 'webhooks' ? [] : await measure(
       [
         { name: 'baseline: Express 5 + pg, one primary-key query', server: 'baseline', path: `/user/${userId}` },
         { name: 'GET /api/v1/user (Authorization: token)', server: 'hearth', path: '/api/v1/user', headers: { Authorization: `token ${token}` } },
@@ -261,13 +271,20 @@ async function main(): Promise<void> {
     const pushUrl = new URL(`${username}/${repos.pushed}.git`, `http://127.0.0.1:${ports.hearth}/`);
     pushUrl.username = username;
     pushUrl.password = token;
-    const git = await measureGit(path.join(scratch, 'git-bench'), {
-      url: pushUrl.toString(),
-      dir: services.git.pathOf(username, repos.pushed),
-      rss: () => rssMiB(hearth.pid!),
+    const git = only === 'webhooks'
+      ? { history: { commits: 0, files: 0, packMiB: 0 } satisfies GitHistory, figures: [] }
+      : await measureGit(path.join(scratch, 'git-bench'), {
+        url: pushUrl.toString(),
+        dir: services.git.pathOf(username, repos.pushed),
+        rss: () => rssMiB(hearth.pid!),
+      });
+    const webhooks = await measureWebhooks({
+      apiUrl: `http://127.0.0.1:${ports.hearth}`, token, owner: username, env,
+      events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1_000),
     });
     printTable(figures, git.figures);
-    const file = path.relative(root, writeResults(figures, git, seconds));
+    printWebhooks(webhooks);
+    const file = path.relative(root, writeResults(figures, git, seconds, webhooks));
     console.log(
       `\n${connections} connections, ${seconds} s per HTTP figure; git: ${git.history.commits} commits touching ${git.history.files} files ` +
       `(${git.history.packMiB} MiB packed), baseline file:// between local repositories; ${os.cpus().length} CPUs, ` +
