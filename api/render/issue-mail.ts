@@ -1,9 +1,16 @@
 import type { IssueRow } from '../../db/models/issues/issue-row.js';
 import type { RepoRow } from '../../db/models/repos/repo-row.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
-import type { MailPayload } from '../../jobs/catalogue.js';
 import { issueHtmlUrl } from './issue.js';
 import type { RenderContext } from './user.js';
+
+/** One mail with its plain-text and HTML parts (what a `mail` job carries). */
+export interface IssueMail {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+}
 
 /** What happened to the issue, as the mail tells it. */
 export type IssueMailAction =
@@ -22,7 +29,7 @@ const escapeHtml = (text: string): string =>
  */
 export function renderIssueMail(
   to: UserRow, doer: UserRow, repo: RepoRow, issue: IssueRow, action: IssueMailAction, ctx: RenderContext,
-): MailPayload {
+): IssueMail {
   const noun = issue.is_pull ? 'pull request' : 'issue';
   const base = `[${repo.owner_name}/${repo.name}] ${issue.title} (#${issue.index})`;
   const subject = action.kind === 'opened' || action.kind === 'assigned' ? base : `Re: ${base}`;
