@@ -281,6 +281,7 @@ async function main(): Promise<void> {
     const webhooks = await measureWebhooks({
       apiUrl: `http://127.0.0.1:${ports.hearth}`, token, owner: username, env,
       events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1_000),
+      hooks: Number(process.env.BENCH_WEBHOOK_HOOKS ?? 100),
     });
     printTable(figures, git.figures);
     printWebhooks(webhooks);

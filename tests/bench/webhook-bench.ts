@@ -91,9 +91,10 @@ async function api(options: WebhookBenchOptions, method: string, path: string, b
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 
-async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+async function waitFor(check: () => boolean, timeoutMs: number, what: string | (() => string)): Promise<void> {
+  if (typeof what === 'string') return waitFor(check, timeoutMs, () => what);
   for (const deadline = Date.now() + timeoutMs; !check(); ) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what()}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
@@ -119,7 +120,8 @@ export async function measureWebhooks(options: WebhookBenchOptions): Promise<Web
     // fan-out: one release event to every hook
     const release = await api(options, 'POST', `/repos/${options.owner}/fanout/releases`, { tag_name: 'v1', name: 'fan-out' });
     if (release.status !== 201) throw new Error(`release: ${release.status}`);
-    await waitFor(() => arrivals.filter((a) => a.name === 'fan-out').length >= hooks, 60_000, 'the fan-out deliveries');
+    await waitFor(() => arrivals.filter((a) => a.name === 'fan-out').length >= hooks, 120_000,
+      () => `the fan-out deliveries (${arrivals.length} requests received so far)`);
     const fanOutLast = Math.max(...arrivals.filter((a) => a.name === 'fan-out').map((a) => a.at));
     const fanOutDeliveriesPerSecond = hooks / ((fanOutLast - release.at) / 1000);
     const fanOutPayload = JSON.stringify({ release: { name: 'bare' }, padding: 'x'.repeat(6_000) });
