@@ -214,7 +214,7 @@ function printWebhooks(w: WebhookFigures): void {
   console.log('\n| webhooks | deliveries/s | bare undici poster | vs bare | p50 delay ms | p99 delay ms |');
   console.log('|---|---:|---:|---:|---:|---:|');
   console.log(`| one event to ${w.fanOutHooks} hooks | ${w.fanOutDeliveriesPerSecond} | ${w.bareDeliveriesPerSecond} | ${w.fanOutRatio.toFixed(2)}× | | |`);
-  console.log(`| ${w.steadyEvents} events at ${w.steadyRatePerSecond}/s to one hook | ${w.steadyDeliveriesPerSecond} | | | ${w.delayP50Ms} | ${w.delayP99Ms} |`);
+  console.log(`| ${w.steadyEvents} events at ${w.steadyRatePerSecond}/s to one hook (${w.steadyFailedCalls} API calls failed) | ${w.steadyDeliveriesPerSecond} | | | ${w.delayP50Ms} | ${w.delayP99Ms} |`);
 }
 
 function writeResults(figures: Figure[], git: { history: GitHistory; figures: GitFigure[] }, seconds: number, webhooks: WebhookFigures): string {
