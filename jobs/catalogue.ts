@@ -47,6 +47,12 @@ export type UpdateMirrorsPayload = z.infer<typeof updateMirrorsPayload>;
  */
 export const mirrorJobExpirySeconds = 900;
 
+const notifyPayload = z.object({ eventId: z.number().int().positive() });
+export type NotifyPayload = z.infer<typeof notifyPayload>;
+
+const webhookDeliveryPayload = z.object({ taskId: z.number().int().positive() });
+export type WebhookDeliveryPayload = z.infer<typeof webhookDeliveryPayload>;
+
 export const jobs = {
   // Every push is synced (no singleton key); the actor serializes syncs of one repository itself.
   'branch-sync': {
@@ -92,6 +98,21 @@ export const jobs = {
     concurrency: 1,
     schedule: '* * * * *',
   } satisfies JobDefinition<UpdateMirrorsPayload>,
+  // One per domain event: fans it out to hook tasks, notification threads and mail in one transaction.
+  notify: {
+    name: 'notify',
+    payload: notifyPayload,
+    queue: { retryLimit: 10, retryDelay: 2, retryBackoff: true, expireInSeconds: 120 },
+    concurrency: 2,
+  } satisfies JobDefinition<NotifyPayload>,
+  // One per hook task. Expiry is set per job from [webhook] DELIVER_TIMEOUT, so a worker killed mid-delivery
+  // hands the task on soon after the request would have timed out.
+  'webhook-delivery': {
+    name: 'webhook-delivery',
+    payload: webhookDeliveryPayload,
+    queue: { retryLimit: 8, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
+    concurrency: 16,
+  } satisfies JobDefinition<WebhookDeliveryPayload>,
 } as const;
 
 export type JobCatalogue = typeof jobs;

@@ -85,6 +85,24 @@ export async function enqueue<N extends JobName>(tx: JobTx, name: N, payload: Pa
 }
 
 /**
+ * Inserts many jobs of one kind in one statement through the caller's transaction (pg-boss `insert`), e.g. a
+ * fan-out of one delivery per hook task. Options apply to every job.
+ */
+export async function enqueueMany<N extends JobName>(
+  tx: JobTx,
+  name: N,
+  payloads: PayloadOf<N>[],
+  options: Pick<PgBoss.JobInsert, 'expireInSeconds' | 'startAfter'> = {},
+): Promise<void> {
+  if (payloads.length === 0) return;
+  const definition = jobs[name] as unknown as JobDefinition<PayloadOf<N>>;
+  await tx.boss.insert(
+    payloads.map((payload) => ({ name, data: definition.payload.parse(payload) as object, ...options })),
+    { db: tx.jobDb },
+  );
+}
+
+/**
  * Makes the next failure of an active job final: pg-boss retries a failed job while its retry count is below
  * its limit, so the limit becomes the count. For a job that can never succeed, such as a malformed payload.
  */

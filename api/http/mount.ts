@@ -73,6 +73,8 @@ export async function sendReply(res: Response, reply: Reply): Promise<void> {
   if (reply.content instanceof Buffer || typeof reply.content === 'string') res.status(reply.status).send(reply.content);
   else if (reply.content) await pipeline(reply.content, res.status(reply.status));
   else if (reply.body === undefined) res.status(reply.status).end();
+  // Gitea answers marked notifications with 205 and a body; Express would empty it, so it is written directly
+  else if (reply.status === 205) res.status(205).type('application/json').end(JSON.stringify(reply.body));
   else res.status(reply.status).json(reply.body);
 }
 

@@ -53,6 +53,8 @@ import { commentRoutes, timelineRoutes } from './issues/comments.js';
 import { pinRoutes } from './issues/pins.js';
 import { issueTemplateRoutes } from './issues/templates.js';
 import { issueSearchRoutes } from './issues/search.js';
+import { hookRoutes } from './hooks/hooks.js';
+import { notificationRoutes } from './notifications/notifications.js';
 
 /** Every /api/v1 route, in one table. An area adds its list here. */
 export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes, ...releaseRoutes, ...releaseAssetRoutes, ...commitStatusRoutes,
@@ -62,4 +64,5 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...userKeyRoutes, ...gpgKeyRoutes, ...userBlockRoutes, ...userAvatarRoutes, ...badgeRoutes, ...markupRoutes, ...nodeInfoRoutes, ...signingKeyRoutes,
   ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes, ...mirrorRoutes, ...packageRoutes,
   ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes, ...timelineRoutes, ...pinRoutes, ...issueTemplateRoutes, ...issueSearchRoutes,
-  ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes];
+  ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes,
+  ...hookRoutes, ...notificationRoutes];

@@ -8,6 +8,7 @@ import { RepoTransfers1732000006000 } from './1732000006000-repo-transfers.js';
 import { Organizations1732000007000 } from './1732000007000-organizations.js';
 import { UserExtras1732000008010 } from './1732000008010-user-extras.js';
 import { Issues1732000010000 } from './1732000010000-issues.js';
+import { Events1732000011000 } from './1732000011000-events.js';
 import { IssueExtras1732000010500 } from './1732000010500-issue-extras.js';
 import { Mirrors1732000013000 } from './1732000013000-mirrors.js';
 import { Packages1732000015000 } from './1732000015000-packages.js';
@@ -25,6 +26,7 @@ export const migrations = [
   UserExtras1732000008010,
   Issues1732000010000,
   IssueExtras1732000010500,
+  Events1732000011000,
   Mirrors1732000013000,
   Packages1732000015000,
 ];

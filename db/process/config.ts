@@ -143,6 +143,9 @@ export const sections = {
   webhook: section({
     allowedHostList: key('ALLOWED_HOST_LIST', text.default('external')),
     deliverTimeoutSeconds: key('DELIVER_TIMEOUT', setting.seconds.default(5)),
+    skipTlsVerify: key('SKIP_TLS_VERIFY', setting.flag.default(false)),
+    proxyUrl: key('PROXY_URL', setting.url.optional()),
+    proxyHosts: key('PROXY_HOSTS', setting.list.default([])),
   }),
   migrations: section({
     allowLocalNetworks: key('ALLOW_LOCALNETWORKS', setting.flag.default(false)),

@@ -25,6 +25,7 @@ import { buildServices, type Services } from '../../db/services.js';
 import { measureGit, type GitFigure, type GitHistory } from './git-bench.js';
 import { measureMirrors } from './mirror-bench.js';
 import { measurePackages, type PackageFigure } from './package-bench.js';
+import { measureWebhooks, type WebhookFigures } from './webhook-bench.js';
 
 /**
  * `npm run bench`: Hearth's hot read paths under load, each beside a same-run baseline (bare Express 5 and
@@ -260,6 +261,13 @@ function printTable(figures: Figure[], git: GitFigure[]): void {
   console.log([line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n'));
 }
 
+function printWebhooks(w: WebhookFigures): void {
+  console.log('\n| webhooks | deliveries/s | bare undici poster | vs bare | p50 delay ms | p99 delay ms |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log(`| one event to ${w.fanOutHooks} hooks | ${w.fanOutDeliveriesPerSecond} | ${w.bareDeliveriesPerSecond} | ${w.fanOutRatio.toFixed(2)}× | | |`);
+  console.log(`| ${w.steadyEvents} events at ${w.steadyRatePerSecond}/s to one hook (${w.steadyFailedCalls} API calls failed) | ${w.steadyDeliveriesPerSecond} | | | ${w.delayP50Ms} | ${w.delayP99Ms} |`);
+}
+
 function printPackages(figures: PackageFigure[]): void {
   for (const f of figures) {
     console.log(`${f.name}: ${(f.mib / f.seconds).toFixed(0)} MiB/s, disk ${(f.mib / f.baselineSeconds).toFixed(0)} MiB/s, ` +
@@ -270,6 +278,7 @@ function printPackages(figures: PackageFigure[]): void {
 interface ExtraFigures {
   packages?: PackageFigure[];
   start?: StartFigure;
+  webhooks?: WebhookFigures;
 }
 
 function writeResults(figures: Figure[], git: { history: GitHistory; figures: GitFigure[] } | null, seconds: number, extra: ExtraFigures): string {
@@ -323,7 +332,9 @@ async function main(): Promise<void> {
     const page50 = await fetch(`http://127.0.0.1:${ports.hearth}/api/v1/repos/${username}/${repos.issues}/issues?page=50`);
     const page50Issues = (await page50.json()) as Array<{ labels: unknown[] }>;
     if (page50Issues.length !== 30 || page50Issues[0].labels.length !== 2) throw new Error('page 50 of the open issues is not a full page of labelled issues');
-    const figures = await measure(
+    // BENCH_ONLY=webhooks runs the webhook figures alone (a quick check of that scenario)
+    const only = process.env.BENCH_ONLY;
+    const figures = only === 'webhooks' ? [] : await measure(
       [
         { name: 'baseline: Express 5 + pg, one primary-key query', server: 'baseline', path: `/user/${userId}` },
         { name: 'GET /api/v1/user (Authorization: token)', server: 'hearth', path: '/api/v1/user', headers: { Authorization: `token ${token}` } },
@@ -343,10 +354,17 @@ async function main(): Promise<void> {
     const pushUrl = new URL(`${username}/${repos.pushed}.git`, `http://127.0.0.1:${ports.hearth}/`);
     pushUrl.username = username;
     pushUrl.password = token;
-    const git = await measureGit(path.join(scratch, 'git-bench'), {
-      url: pushUrl.toString(),
-      dir: services.git.pathOf(username, repos.pushed),
-      rss: () => rssMiB(hearth.pid!),
+    const git = only === 'webhooks'
+      ? { history: { commits: 0, files: 0, packMiB: 0 } satisfies GitHistory, figures: [] }
+      : await measureGit(path.join(scratch, 'git-bench'), {
+        url: pushUrl.toString(),
+        dir: services.git.pathOf(username, repos.pushed),
+        rss: () => rssMiB(hearth.pid!),
+      });
+    const webhooks = await measureWebhooks({
+      apiUrl: `http://127.0.0.1:${ports.hearth}`, token, owner: username, env,
+      events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1_000),
+      hooks: Number(process.env.BENCH_WEBHOOK_HOOKS ?? 100),
     });
     // A worker runs the migration and sync jobs (branch syncs of the pushes above run in it too).
     const worker = spawn(process.execPath, ['--import', 'tsx', 'workers/worker.ts'], { cwd: root, env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -375,7 +393,8 @@ async function main(): Promise<void> {
     printTable(figures, git.figures);
     printPackages(packages);
     printStart(start);
-    const file = path.relative(root, writeResults(figures, git, seconds, { packages, start }));
+    printWebhooks(webhooks);
+    const file = path.relative(root, writeResults(figures, git, seconds, { packages, start, webhooks }));
     console.log(
       `\n${connections} connections, ${seconds} s per HTTP figure; git: ${git.history.commits} commits touching ${git.history.files} files ` +
       `(${git.history.packMiB} MiB packed), baseline file:// between local repositories; ${os.cpus().length} CPUs, ` +

@@ -230,7 +230,7 @@ async function adjustReleaseCount(tx: Tx, repoId: number, delta: number): Promis
 }
 
 async function emitRelease(tx: Tx, kind: ReleaseEventKind, repo: RepoRow, doer: UserRow, row: ReleaseRow): Promise<void> {
-  await emit(tx, { kind, repoId: repo.id, doerId: doer.id, payload: { release_id: row.id, tag_name: row.tag_name } });
+  await emit(tx, { kind, repoId: repo.id, doerId: doer.id, payload: { release_id: row.id, tag_name: row.tag_name }, ...(kind === 'release.deleted' ? { snapshot: { release: row } } : {}) });
 }
 
 /**

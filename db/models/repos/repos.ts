@@ -235,7 +235,7 @@ export async function deleteRepository(tx: Tx, ctx: RepoContext, repo: RepoRow, 
   if (deleted.length === 0) throw notFound();
   await tx.query('UPDATE "user" SET num_repos = GREATEST(num_repos - 1, 0) WHERE id = $1', [repo.owner_id]);
   await tx.query('UPDATE repository SET num_forks = GREATEST(num_forks - 1, 0) WHERE id = $1', [repo.fork_id]);
-  await emit(tx, { kind: 'repository.deleted', repoId: repo.id, doerId: doer.id, payload: { owner_id: repo.owner_id, owner: repo.owner_name, name: repo.name } });
+  await emit(tx, { kind: 'repository.deleted', repoId: repo.id, doerId: doer.id, payload: { owner_id: repo.owner_id, owner: repo.owner_name, name: repo.name }, snapshot: { repository: repo } });
   tx.afterCommit(async () => {
     await ctx.git.remove(repo.owner_name, repo.name);
     for (const { uuid } of attachments) await ctx.blobs.delete(uuid);

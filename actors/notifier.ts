@@ -1,0 +1,308 @@
+import { inTx, type Queryable } from '../db/data-source.js';
+import { parseEvent, type EventKind, type EventPayload } from '../db/events/catalogue.js';
+import { reviveSnapshot, type EventSnapshot } from '../db/events/snapshot.js';
+import { branchPasses, hookWants } from '../db/models/hooks/hook-events.js';
+import { insertHookTasks, queueDeliveries, type NewHookTask } from '../db/models/hooks/hook-tasks.js';
+import { activeHooksFor } from '../db/models/hooks/webhooks.js';
+import { accessModes, type RepoRow } from '../db/models/repos/repo-row.js';
+import { findRepoById } from '../db/models/repos/repos.js';
+import { findUsersByIds } from '../db/models/users/users.js';
+import { findIssueById } from '../db/models/issues/issues.js';
+import { upsertThreads, type ThreadChange } from '../db/models/notifications/notifications.js';
+import { loadIssueAudience, type AudienceMember } from '../db/views/issue-audience.js';
+import { renderIssueMail, type IssueMailAction } from '../api/render/issue-mail.js';
+import { enqueueMany } from '../jobs/queue.js';
+import type { MailPayload } from '../jobs/catalogue.js';
+import { userTypes, type UserRow } from '../db/models/users/user-row.js';
+import { accessLevel, loadPushView, repoViewWithMode } from '../db/views/hook-sources.js';
+import { loadReleaseView } from '../db/views/releases.js';
+import { formatPayload } from '../api/render/hook-formats/index.js';
+import {
+  renderCreatePayload, renderDeletePayload, renderForkPayload, renderPushPayload, renderReleasePayload, renderRepositoryPayload,
+  refShortName, type HookPayload,
+} from '../api/render/hook-payloads.js';
+import type { Actor, ActorDeps } from './actor.js';
+
+/** A stored domain event, typed by its kind. */
+interface StoredEvent<K extends EventKind = EventKind> {
+  id: number;
+  kind: K;
+  payload: EventPayload<K>;
+  repo: RepoRow | null;
+  doer: UserRow | null;
+  snapshot: EventSnapshot;
+}
+
+/** One payload to deliver: the repository whose hooks (with its owner's and the system's) receive it, and the branch filters apply to. */
+interface Delivery {
+  payload: HookPayload;
+  repo: RepoRow;
+  branch: string | null;
+}
+
+/**
+ * Who an issue event notifies (Gitea's notification and mail notifiers): everyone following the issue, or only the
+ * user it names (an assignee); threads always, mail as Gitea sends it.
+ */
+interface NotificationRule<K extends EventKind> {
+  receiver?(payload: EventPayload<K>): number;
+  commentId?(payload: EventPayload<K>): number;
+  /** Only when the payload says so (an edit notifies when the title changed). */
+  when?(payload: EventPayload<K>): boolean;
+  mail: IssueMailAction['kind'] | null;
+}
+
+/** How one kind of event fans out: the webhook payloads it causes (none for most account events) and whom it notifies. */
+interface Fanout<K extends EventKind> {
+  hooks(event: StoredEvent<K>, deps: ActorDeps): Promise<Delivery[]>;
+  notification?: NotificationRule<K>;
+}
+
+const noHooks = async (): Promise<Delivery[]> => [];
+const none: Fanout<EventKind> = { hooks: noHooks };
+/** An issue event that reaches no webhook yet (its payloads are not built) and notifies as `rule` says. */
+const issueEvent = <K extends EventKind>(notification?: NotificationRule<K>): Fanout<K> => ({ hooks: noHooks, notification });
+const zeroSha = /^0+$/;
+
+/** A release event renders the release as it is now, or as it was when it was deleted. */
+function releaseFanout(action: 'published' | 'updated' | 'deleted'): Fanout<'release.published' | 'release.updated' | 'release.deleted'> {
+  return {
+    async hooks({ repo, doer, payload, snapshot }, { db, config }) {
+      if (!repo || !doer) return [];
+      const [row] = snapshot.release
+        ? [snapshot.release]
+        : await db.query<import('../db/models/releases/releases.js').ReleaseRow>('SELECT * FROM release WHERE id = $1 AND NOT is_tag', [payload.release_id]);
+      if (!row) return [];
+      const view = await repoViewWithMode(db, repo, await accessLevel(db, doer, repo));
+      const release = await loadReleaseView(db, row);
+      return [{ payload: { type: 'release', body: renderReleasePayload(action, release, view, doer, config) }, repo, branch: null }];
+    },
+  };
+}
+
+const repositoryCreated: Fanout<'repository.created' | 'repository.migrated'> = {
+  async hooks({ repo, doer }, { db, config }) {
+    if (!repo || !doer) return [];
+    const view = await repoViewWithMode(db, repo, accessModes.owner);
+    return [{ payload: { type: 'repository', body: renderRepositoryPayload('created', view, doer, config) }, repo, branch: null }];
+  },
+};
+
+/**
+ * Every event kind with its fan-out, checked exhaustively: a kind added to the catalogue without an entry here
+ * fails the type check. Account and organization events reach no webhook (Gitea sends none for them).
+ */
+const fanouts: { [K in EventKind]: Fanout<K> } = {
+  // The package payload is not built yet: a publish reaches no webhook.
+  package: none,
+  // Gitea sends no webhook for reactions and dependencies, and notifies nobody.
+  'issue.reaction_added': none,
+  'issue.reaction_removed': none,
+  'issue.dependency_added': none,
+  'issue.dependency_removed': none,
+  'user.oauth2_application_created': none,
+  'user.oauth2_application_updated': none,
+  'user.oauth2_application_deleted': none,
+  'user.gpg_key_added': none,
+  'user.gpg_key_verified': none,
+  'user.gpg_key_removed': none,
+  'user.blocked': none,
+  'user.unblocked': none,
+  'user.public_key_added': none,
+  'user.public_key_removed': none,
+
+  'repository.created': repositoryCreated,
+  // Gitea's MigrateRepository notifies hooks as a created repository
+  'repository.migrated': repositoryCreated,
+  'repository.deleted': {
+    async hooks({ snapshot, doer }, { db, config }) {
+      const repo = snapshot.repository;
+      if (!repo || !doer) return [];
+      const view = await repoViewWithMode(db, repo, accessModes.owner);
+      return [{ payload: { type: 'repository', body: renderRepositoryPayload('deleted', view, doer, config) }, repo, branch: null }];
+    },
+  },
+  'repository.renamed': none,
+  'repository.forked': {
+    async hooks({ repo: fork, doer, payload }, { db, config }) {
+      const base = await findRepoById(db, payload.base_repo_id);
+      if (!fork || !doer || !base) return [];
+      const [baseView, forkView, ownerView] = await Promise.all([
+        repoViewWithMode(db, base, await accessLevel(db, doer, base)),
+        repoViewWithMode(db, fork, await accessLevel(db, doer, fork)),
+        repoViewWithMode(db, fork, accessModes.owner),
+      ]);
+      const deliveries: Delivery[] = [{ payload: { type: 'fork', body: renderForkPayload(baseView, forkView, doer, config) }, repo: base, branch: null }];
+      if (ownerView.owner.type === userTypes.organization) {
+        deliveries.push({ payload: { type: 'repository', body: renderRepositoryPayload('created', ownerView, doer, config) }, repo: fork, branch: null });
+      }
+      return deliveries;
+    },
+  },
+  'repository.default_branch_changed': none,
+  'repository.transfer_pending': none,
+  'repository.transfer_rejected': none,
+  'repository.transferred': none,
+  'repository.collaborator_added': none,
+  'repository.collaborator_changed': none,
+  'repository.collaborator_removed': none,
+  'repository.deploy_key_added': none,
+  'repository.deploy_key_removed': none,
+
+  // Gitea: a new ref sends create then push (a tag push lists no commits); a deleted ref sends delete only.
+  push: {
+    async hooks({ repo, doer, payload }, { db, git, config }) {
+      if (!repo || !doer) return [];
+      const branch = payload.ref.startsWith('refs/heads/') ? refShortName(payload.ref) : null;
+      if (zeroSha.test(payload.after)) {
+        const view = await repoViewWithMode(db, repo, accessModes.none);
+        return [{ payload: { type: 'delete', body: renderDeletePayload(payload.ref, view, doer, config) }, repo, branch }];
+      }
+      const deliveries: Delivery[] = [];
+      if (zeroSha.test(payload.before)) {
+        const view = await repoViewWithMode(db, repo, accessModes.none);
+        deliveries.push({ payload: { type: 'create', body: renderCreatePayload(payload.ref, payload.after, view, doer, config) }, repo, branch });
+      }
+      const [push, view] = await Promise.all([loadPushView(db, git, repo, payload), repoViewWithMode(db, repo, accessModes.owner)]);
+      deliveries.push({ payload: { type: 'push', body: renderPushPayload(push, view, doer, config) }, repo, branch: branch ?? payload.ref });
+      return deliveries;
+    },
+  },
+  'branch_protection.created': none,
+  'branch_protection.edited': none,
+  'branch_protection.deleted': none,
+  'commit_status.created': none,
+
+  'release.published': releaseFanout('published'),
+  'release.updated': releaseFanout('updated'),
+  'release.deleted': releaseFanout('deleted'),
+
+  'issue.opened': issueEvent({ mail: 'opened' }),
+  'issue.edited': issueEvent<'issue.edited'>({ when: (p) => p.previous.title !== undefined, mail: null }),
+  'issue.closed': issueEvent({ mail: 'closed' }),
+  'issue.reopened': issueEvent({ mail: 'reopened' }),
+  'issue.deleted': none,
+  'issue.labelled': issueEvent(),
+  'issue.unlabelled': issueEvent(),
+  'issue.assigned': issueEvent<'issue.assigned'>({ receiver: (p) => p.assignee_id, mail: 'assigned' }),
+  'issue.unassigned': issueEvent(),
+  'issue.milestoned': issueEvent(),
+  'issue.demilestoned': issueEvent(),
+  'comment.created': issueEvent<'comment.created'>({ commentId: (p) => p.comment_id, mail: 'commented' }),
+  'comment.edited': issueEvent(),
+  'comment.deleted': issueEvent(),
+
+  'organization.created': none,
+  'organization.deleted': none,
+  'organization.member_removed': none,
+  'team.created': none,
+  'team.edited': none,
+  'team.deleted': none,
+  'team.member_added': none,
+  'team.member_removed': none,
+  'team.repo_added': none,
+  'team.repo_removed': none,
+};
+
+async function loadEvent(db: Queryable, id: number): Promise<StoredEvent | null> {
+  const [row] = await db.query<{ id: string; kind: string; repo_id: string | null; doer_id: string | null; payload: unknown; snapshot: unknown }>(
+    'SELECT id, kind, repo_id, doer_id, payload, snapshot FROM domain_event WHERE id = $1',
+    [id],
+  );
+  if (!row) return null;
+  const parsed = parseEvent(row.kind, row.payload);
+  if (!parsed) return null;
+  const [repo, users] = await Promise.all([
+    row.repo_id ? findRepoById(db, Number(row.repo_id)) : null,
+    findUsersByIds(db, [row.doer_id ? Number(row.doer_id) : null]),
+  ]);
+  return { id, ...parsed, repo, doer: users.get(Number(row.doer_id)) ?? null, snapshot: reviveSnapshot(row.snapshot) };
+}
+
+/**
+ * The fan-out of one hook payload: a task for each active hook of the repository, its owner and the system that
+ * wants this event type and whose branch filter passes, in each hook's own format.
+ */
+async function hookTasksFor(db: Queryable, event: StoredEvent, delivery: Delivery): Promise<NewHookTask[]> {
+  const hooks = await activeHooksFor(db, delivery.repo, null);
+  const tasks: NewHookTask[] = [];
+  for (const hook of hooks) {
+    if (!hookWants(hook, delivery.payload.type)) continue;
+    if (delivery.branch !== null && !branchPasses(hook.branch_filter, delivery.branch)) continue;
+    const body = formatPayload(hook, delivery.payload);
+    if (body === null) continue;
+    tasks.push({ hookId: hook.id, eventId: event.id, repoId: delivery.repo.id, eventType: delivery.payload.type, payload: body });
+  }
+  return tasks;
+}
+
+/**
+ * Turns one domain event into hook tasks with their delivery jobs (one insert statement each, whatever the number
+ * of hooks), in one transaction. Payloads are rendered once per event; a repeated run adds nothing.
+ */
+export const notifier: Actor<'notify'> = {
+  name: 'notifier',
+  job: 'notify',
+  async handle({ eventId }, deps) {
+    const event = await loadEvent(deps.db, eventId);
+    if (!event) return 'skipped';
+    const fanout = fanouts[event.kind] as Fanout<EventKind>;
+    const deliveries = await fanout.hooks(event, deps);
+    const tasks = (await Promise.all(deliveries.map((d) => hookTasksFor(deps.db, event, d)))).flat();
+    const notices = fanout.notification ? await noticesFor(deps, event, fanout.notification) : null;
+    if (tasks.length === 0 && !notices) return 'skipped';
+    await inTx(deps, async (tx) => {
+      const ids = await insertHookTasks(tx, tasks);
+      await queueDeliveries(tx, deps.config.webhook.deliverTimeoutSeconds, ids);
+      if (notices) {
+        await upsertThreads(tx, notices.threads);
+        // a repeated run re-sends nothing once threads exist: mails go out with the run that first commits
+        await enqueueMany(tx, 'mail', notices.mails);
+      }
+    });
+    return 'done';
+  },
+};
+
+interface Notices {
+  threads: ThreadChange;
+  mails: MailPayload[];
+}
+
+/** Threads and mails of an issue event: who follows the issue (or the one user the event names), never the doer. */
+async function noticesFor(deps: ActorDeps, event: StoredEvent, rule: NotificationRule<EventKind>): Promise<Notices | null> {
+  const payload = event.payload as { issue_id?: number; body?: string };
+  if (!event.repo || !event.doer || typeof payload.issue_id !== 'number') return null;
+  if (rule.when && !rule.when(event.payload)) return null;
+  const issue = await findIssueById(deps.db, payload.issue_id);
+  if (!issue) return null;
+  const receiver = rule.receiver?.(event.payload);
+  if (receiver === event.doer.id) return null;
+  const audience = await loadIssueAudience(deps.db, event.repo, issue, event.doer.id, receiver);
+  const commentId = rule.commentId?.(event.payload) ?? null;
+  const threads: ThreadChange = {
+    userIds: audience.map((m) => m.user.id), repoId: event.repo.id, issueId: issue.id, isPull: issue.is_pull, commentId, doerId: event.doer.id,
+  };
+  const mails: MailPayload[] = [];
+  if (rule.mail && deps.config.mailer.enabled) {
+    let action: IssueMailAction = { kind: rule.mail } as IssueMailAction;
+    if (rule.mail === 'commented') {
+      const [comment] = await deps.db.query<{ content: string }>('SELECT content FROM comment WHERE id = $1', [commentId]);
+      if (!comment) return { threads, mails };
+      action = { kind: 'commented', body: comment.content, commentId: commentId! };
+    }
+    for (const member of audience) {
+      if (!wantsMail(member, rule.mail)) continue;
+      mails.push(renderIssueMail(member.user, event.doer, event.repo, issue, action, deps.config));
+    }
+  }
+  return { threads, mails };
+}
+
+/** Gitea's rules: assignment mails unless mail is disabled; other issue mails when enabled, or on mention when mentioned. */
+function wantsMail(member: AudienceMember, kind: IssueMailAction['kind']): boolean {
+  if (!member.user.email) return false;
+  if (kind === 'assigned') return member.mailPreference !== 'disabled';
+  if (member.mailPreference === 'enabled' || member.mailPreference === 'andyourown') return true;
+  return member.mailPreference === 'onmention' && member.mentioned;
+}

@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import test from 'ava';
+import { build } from '../helpers/build.js';
+import { drain } from '../helpers/drain.js';
+import { startHearth, type TestHearth } from '../helpers/hearth.js';
+import { startReceiver } from '../helpers/receiver.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The real worker process (workers/worker.ts) on the test's database, running only webhook deliveries. */
+function startWorker(hearth: TestHearth): { child: ChildProcess; output: string[] } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'workers/worker.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: hearth.databaseUrl,
+      HEARTH_DATA_DIR: hearth.config.dataDir,
+      HEARTH_ROOT_URL: hearth.rootUrl,
+      HEARTH_ACTORS: 'webhook-delivery',
+      HEARTH__security__SECRET_KEY: hearth.config.security.secretKey,
+      HEARTH__webhook__ALLOWED_HOST_LIST: 'loopback',
+      HEARTH__webhook__DELIVER_TIMEOUT: '2',
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => output.push(chunk.toString()));
+  return { child, output };
+}
+
+test('a worker killed with SIGKILL in the middle of a delivery loses nothing: the next worker delivers the same X-Gitea-Delivery', async (t) => {
+  t.timeout(120_000);
+  const hearth = await startHearth(t, { HEARTH__webhook__ALLOWED_HOST_LIST: 'loopback', HEARTH__webhook__DELIVER_TIMEOUT: '2' });
+  const receiver = await startReceiver(t);
+  const alice = await hearth.createUser('alice');
+  const repo = await build.repo(hearth, alice, { name: 'tool', autoInit: true });
+  await build.hook(hearth, { repoId: repo.id }, { url: receiver.url });
+  await drain(hearth);
+  receiver.answer = () => null; // the first worker's request hangs until the worker dies
+  await build.commit(hearth, repo, { files: { 'a.txt': 'a' } });
+  await drain(hearth, 'branch-sync');
+  await drain(hearth, 'notify');
+
+  const workers: ChildProcess[] = [];
+  t.teardown(() => workers.forEach((w) => w.exitCode === null && w.kill('SIGKILL')));
+  const first = startWorker(hearth);
+  workers.push(first.child);
+  const [hung] = await receiver.waitFor(1, 60_000).catch((error: Error) => {
+    throw new Error(`${error.message}\n${first.output.join('')}`);
+  });
+  first.child.kill('SIGKILL');
+  await new Promise((resolve) => first.child.once('exit', resolve));
+  const [task] = await hearth.store.db.query<{ is_delivered: boolean; attempts: unknown[] }>('SELECT is_delivered, attempts FROM hook_task');
+  t.false(task.is_delivered, 'the killed worker recorded nothing');
+
+  receiver.answer = () => ({ status: 200, body: 'ok' });
+  const second = startWorker(hearth);
+  workers.push(second.child);
+  // the job expires a little after its delivery timeout; maintenance hands it back to the queue
+  for (const deadline = Date.now() + 60_000; receiver.requests.length < 2 && Date.now() < deadline; ) {
+    await hearth.store.boss.maintain().catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  const [, redelivered] = await receiver.waitFor(2, 1_000).catch((error: Error) => {
+    throw new Error(`${error.message}\n${second.output.join('')}`);
+  });
+  t.is(redelivered.headers['x-gitea-delivery'], hung.headers['x-gitea-delivery']);
+  t.is(redelivered.body, hung.body);
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; ) {
+    const [row] = await hearth.store.db.query<{ is_succeed: boolean }>('SELECT is_succeed FROM hook_task');
+    if (row.is_succeed) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const [done] = await hearth.store.db.query<{ is_delivered: boolean; is_succeed: boolean }>('SELECT is_delivered, is_succeed FROM hook_task');
+  t.deepEqual(done, { is_delivered: true, is_succeed: true });
+  second.child.kill('SIGTERM');
+});
