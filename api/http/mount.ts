@@ -73,9 +73,10 @@ export function mountRoutes(routes: RouteDefinition[], deps: Deps): Router {
 
 /** Gitea's order: token scope, then reqToken, then reqBasicOrRevProxyAuth, then reqSiteAdmin. */
 function checkGuards(guards: Guards, caller: Caller): void {
-  const level = guards.scope;
-  if (level && (caller.method === 'token' || caller.method === 'query') && !scopeAllows(caller.scope, level)) {
-    throw forbidden(`token does not have at least one of required scope(s): [${level}]`);
+  if (guards.scope && (caller.method === 'token' || caller.method === 'query')) {
+    for (const level of typeof guards.scope === 'string' ? [guards.scope] : guards.scope) {
+      if (!scopeAllows(caller.scope, level)) throw forbidden(`token does not have at least one of required scope(s): [${level}]`);
+    }
   }
   if ((guards.signedIn || guards.admin || guards.basicOnly) && !caller.user) throw unauthorized('token is required');
   if (guards.basicOnly && caller.method !== 'basic' && caller.method !== 'proxy') throw unauthorized('auth required');

@@ -59,7 +59,7 @@ export async function createAndRender(deps: Deps, owner: UserRow, doer: UserRow,
 export const repoRoutes = [
   route({
     method: 'post', path: '/user/repos', operationId: 'createCurrentUserRepo', summary: 'Create a repository', tag: 'repository',
-    scope: 'write:repository', signedIn: true, body: createRepoBody,
+    scope: ['write:user', 'write:repository'], signedIn: true, body: createRepoBody,
     responses: { 201: 'Repository', 400: 'error', 403: 'forbidden', 409: 'error', 422: 'validationError' },
     handle: async ({ deps, doer, body }) => createAndRender(deps, doer, doer, body),
   }),
@@ -71,7 +71,7 @@ export const repoRoutes = [
   }),
   route({
     method: 'get', path: '/user/repos', operationId: 'userCurrentListRepos', summary: 'List the repos that the authenticated user owns', tag: 'user',
-    scope: 'read:repository', signedIn: true, paginated: true, responses: { 200: 'RepositoryList' },
+    scope: ['read:user', 'read:repository'], signedIn: true, paginated: true, responses: { 200: 'RepositoryList' },
     handle: async ({ deps, doer, page, list }) => {
       const { repos, total } = await listOwnedRepos(deps.db, doer, doer, page);
       return list(await renderRepos(deps, repos, doer), total);
@@ -79,7 +79,7 @@ export const repoRoutes = [
   }),
   route({
     method: 'get', path: '/users/{username}/repos', operationId: 'userListRepos', summary: 'List the repos owned by the given user', tag: 'user',
-    scope: 'read:repository', paginated: true, responses: { 200: 'RepositoryList', 404: 'notFound' },
+    scope: ['read:user', 'read:repository'], paginated: true, responses: { 200: 'RepositoryList', 404: 'notFound' },
     handle: async ({ deps, caller, doer, params, page, list }) => {
       const owner = await loadUser(deps, caller, params.username);
       const { repos, total } = await listOwnedRepos(deps.db, owner, doer, page);
@@ -93,7 +93,7 @@ export const repoRoutes = [
   }),
   route({
     method: 'get', path: '/repositories/{id}', operationId: 'repoGetByID', summary: 'Get a repository by id', tag: 'repository',
-    scope: 'read:repository', repo: {}, ids: ['id'], responses: { 200: 'Repository' },
+    scope: 'read:repository', signedIn: true, repo: {}, ids: ['id'], responses: { 200: 'Repository' },
     handle: async ({ deps, repo, doer }) => ok(renderRepository(repo, doer, deps.config)),
   }),
   route({
