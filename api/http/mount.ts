@@ -8,6 +8,7 @@ import { loadGuardedOrg, loadGuardedTeam } from '../context/org.js';
 import { loadGuardedRepo } from '../context/repo.js';
 import type { Deps } from '../deps.js';
 import { parseIds } from './ids.js';
+import { checkPathParams } from './path-params.js';
 import { linkBaseOf, pageOf, paged, paginationQuery } from './pagination.js';
 import type { Guards, RouteDefinition } from './route.js';
 
@@ -30,8 +31,8 @@ export function mountRoutes(routes: RouteDefinition[], deps: Deps): Router {
       try {
         const caller = res.locals.caller as Caller;
         checkGuards(definition, caller);
-        if (Object.values(req.params).some(hasNul)) throw notFound();
         const params = paramsOf(req.params);
+        checkPathParams(params);
         const [repo, org] = await Promise.all([
           definition.repo && loadGuardedRepo(deps, caller, params, definition.repo),
           definition.org && loadGuardedOrg(deps, caller, params.org, definition.org),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limits, refName, text } from '../../http/fields.js';
 import { inTx } from '../../../db/data-source.js';
 import { decodeBase64Strict } from '../../../db/encoding.js';
 import { badRequest, invalid, notFound } from '../../../db/errors.js';
@@ -26,10 +27,10 @@ import { created, ok, route, type Reply } from '../../http/route.js';
 import { renderContents, renderFileResponse, renderFilesResponse, type ApiContents } from '../../render/contents.js';
 import { openGitView, type GitView } from './git-data.js';
 
-const identity = z.object({ name: z.string().optional(), email: z.string().optional() }).optional();
+const identity = z.object({ name: text(limits.name).optional(), email: text(limits.name).optional() }).optional();
 const fileOptions = {
-  branch: z.string().optional(),
-  new_branch: z.string().optional(),
+  branch: refName(limits.branch).optional(),
+  new_branch: refName(limits.branch).optional(),
   message: z.string().optional(),
   author: identity,
   committer: identity,
@@ -38,8 +39,8 @@ const fileOptions = {
 };
 
 const createFileBody = z.object({ ...fileOptions, content: z.string() });
-const updateFileBody = z.object({ ...fileOptions, content: z.string(), sha: z.string().min(1), from_path: z.string().optional() });
-const deleteFileBody = z.object({ ...fileOptions, sha: z.string().min(1) });
+const updateFileBody = z.object({ ...fileOptions, content: z.string(), sha: refName().min(1), from_path: z.string().optional() });
+const deleteFileBody = z.object({ ...fileOptions, sha: refName().min(1) });
 const changeFilesBody = z.object({
   ...fileOptions,
   files: z.array(z.object({
@@ -47,11 +48,11 @@ const changeFilesBody = z.object({
     path: z.string(),
     content: z.string().optional(),
     from_path: z.string().optional(),
-    sha: z.string().optional(),
+    sha: refName().optional(),
   })).min(1),
 });
-const diffPatchBody = z.object({ ...fileOptions, content: z.string().min(1), sha: z.string().optional() });
-const refQuery = z.object({ ref: z.string().optional() });
+const diffPatchBody = z.object({ ...fileOptions, content: z.string().min(1), sha: refName().optional() });
+const refQuery = z.object({ ref: refName().optional() });
 const repoWriter = { mode: 'write' } as const;
 
 /** What a read of the repository's files needs from the request. */

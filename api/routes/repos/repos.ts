@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limits, refName, text } from '../../http/fields.js';
 import { inTx } from '../../../db/data-source.js';
 import { editRepository } from '../../../db/models/repos/repo-edit.js';
 import { createRepository, deleteRepository, listOwnedRepos } from '../../../db/models/repos/repos.js';
@@ -16,13 +17,13 @@ export const createRepoBody = z.object({
   description: z.string().max(2048).optional(),
   private: z.boolean().optional(),
   auto_init: z.boolean().optional(),
-  default_branch: z.string().max(255).optional(),
-  readme: z.string().optional(),
+  default_branch: refName(limits.branch).optional(),
+  readme: text(limits.name).optional(),
   template: z.boolean().optional(),
   object_format_name: z.enum(['sha1', 'sha256']).optional(),
-  gitignores: z.string().optional(),
-  license: z.string().optional(),
-  issue_labels: z.string().optional(),
+  gitignores: text(limits.text).optional(),
+  license: text(limits.name).optional(),
+  issue_labels: text(limits.name).optional(),
   trust_model: z.enum(['default', 'collaborator', 'committer', 'collaboratorcommitter']).optional(),
 });
 
@@ -30,9 +31,9 @@ const flag = z.boolean().optional();
 const editRepoBody = z.object({
   name: z.string().min(1).max(100).optional(),
   description: z.string().max(2048).optional(),
-  website: z.string().max(1024).optional(),
+  website: text(limits.url).optional(),
   private: flag, template: flag, archived: flag,
-  default_branch: z.string().max(255).optional(),
+  default_branch: refName().optional(),
   has_issues: flag, has_wiki: flag, has_pull_requests: flag, has_projects: flag, has_releases: flag, has_packages: flag, has_actions: flag,
   projects_mode: z.enum(['repo', 'owner', 'all']).optional(),
   internal_tracker: z.object({ enable_time_tracker: flag, allow_only_contributors_to_track_time: flag, enable_issue_dependencies: flag }).optional(),
