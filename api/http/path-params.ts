@@ -2,13 +2,15 @@ import { notFound } from '../../db/errors.js';
 
 /** Path parameters git reads as a revision or a ref name (which it may open as a file under refs/). */
 const revisionParams = new Set(['sha', 'branch', 'tag', 'ref', 'basehead', 'archive']);
+/** Of those, the ones that are only ever names (a `..` in them could only climb out of refs/); a `sha` with `..` is the route's to refuse. */
+const nameParams = new Set(['branch', 'tag', 'ref', 'archive']);
 
 /** A file name of 256 bytes or more is refused by the file system; git's ref names are files. */
 export const maxRefNameBytes = 255;
 
-/** Whether a text could name a revision or ref: not empty, no NUL, under the file-name limit, no `..`, no leading `-`. */
+/** Whether a text could name a revision: not empty, no NUL, under the file-name limit, no leading `-` git would read as an option. */
 export function isPlausibleRevision(value: string): boolean {
-  return value.length > 0 && !value.includes('\u0000') && Buffer.byteLength(value) <= maxRefNameBytes && !value.includes('..') && !value.startsWith('-');
+  return value.length > 0 && !value.includes('\u0000') && Buffer.byteLength(value) <= maxRefNameBytes && !value.startsWith('-');
 }
 
 /** `base...head` (or `base..head`): each side is a revision. */
@@ -23,6 +25,7 @@ export function checkPathParams(params: Record<string, string>): void {
     if (value.includes('\u0000')) throw notFound();
     if (!revisionParams.has(name)) continue;
     if (!(name === 'basehead' ? isPlausibleBasehead(value) : isPlausibleRevision(value))) throw notFound();
+    if (nameParams.has(name) && value.split('/').includes('..')) throw notFound();
   }
 }
 

@@ -13,6 +13,8 @@ export interface BadRequest {
   query: string;
   headers: Record<string, string>;
   body?: Buffer;
+  /** The request breaks a bound or a type the document states for a field, so no answer may be a success. */
+  breaksDocument?: boolean;
 }
 
 const MiB = 1024 * 1024;
@@ -77,7 +79,7 @@ const strangeStrings = ['\u0000', 'a\u0000b', '\ud800', '\u202e\u0645\u0631\u062
 /** A value of the wrong JSON type for a schema. */
 function wrongTypes(schema: Schema): unknown[] {
   switch (schema.type) {
-    case 'string': return [1, true, [], {}, ['a'], 1e400 as number];
+    case 'string': return [1, true, [], {}, ['a'], -0.5];
     case 'integer': case 'number': return ['1', true, [], {}, 'NaN', 'Infinity'];
     case 'boolean': return ['true', 1, 0, [], {}, 'yes'];
     case 'array': return ['a', 1, {}, true, [[[]]], [{}], [1, 'a', null]];
@@ -121,14 +123,26 @@ function requiredOnly(schema: Schema): Record<string, unknown> {
 
 const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
 
+/** Whether a value breaks what the document says of its field: its JSON type, its maxLength, its minimum or maximum. */
+function breaks(schema: Schema, value: unknown): boolean {
+  const kinds: Record<string, (v: unknown) => boolean> = {
+    string: (v) => typeof v === 'string', integer: (v) => typeof v === 'number' && Number.isInteger(v), number: (v) => typeof v === 'number',
+    boolean: (v) => typeof v === 'boolean', array: Array.isArray, object: (v) => typeof v === 'object' && v !== null && !Array.isArray(v),
+  };
+  if (schema.type && kinds[schema.type] && !kinds[schema.type](value)) return true;
+  if (typeof value === 'string' && schema.maxLength !== undefined && [...value].length > schema.maxLength) return true;
+  if (typeof value === 'number' && ((schema.maximum !== undefined && value > schema.maximum) || (schema.minimum !== undefined && value < schema.minimum))) return true;
+  return false;
+}
+
 /** Bodies: one field wrong (type, range, size, text), required fields missing, extra fields, not JSON, not UTF-8, nested. */
-function badBodies(schema: Schema): fc.Arbitrary<[string, Buffer]> {
+function badBodies(schema: Schema): fc.Arbitrary<[string, Buffer, boolean?]> {
   const fields = Object.entries(schema.properties ?? {});
-  const perField: Array<[string, Buffer]> = [];
+  const perField: Array<[string, Buffer, boolean]> = [];
   for (const [name, property] of fields) {
-    for (const [kind, value] of badValues(property)) perField.push([`body:${name}:${kind}`, json({ ...requiredOnly(schema), [name]: value })]);
+    for (const [kind, value] of badValues(property)) perField.push([`body:${name}:${kind}`, json({ ...requiredOnly(schema), [name]: value }), breaks(property, value)]);
   }
-  const shape: Array<[string, Buffer]> = [
+  const shape: Array<[string, Buffer, boolean?]> = [
     ['body:missing-required', json({})], ['body:extra-fields', json({ ...requiredOnly(schema), extra: hugeString.slice(0, 1000), __proto__x: { a: 1 } })],
     ['body:array', json([requiredOnly(schema)])], ['body:string', json('fuzz')], ['body:number', json(1e308)], ['body:null', Buffer.from('null')],
     ['body:not-json', Buffer.from('{"a":')], ['body:not-utf8', Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from('"}')])],
@@ -176,8 +190,8 @@ export function badRequestsFor(op: Operation, fixtures: Fixtures, destructive: b
     if (op.body) {
       const bodies = badBodies(op.body);
       variants.push(fc.record({ repoIndex: fc.nat(), body: bodies, contentType: fc.constantFrom('application/json', 'application/json', 'text/plain') })
-        .map(({ repoIndex, body: [kind, body], contentType }) => ({
-          kind, path: fillPath(op.path, base(repoIndex)), query: '', headers: { 'Content-Type': contentType }, body,
+        .map(({ repoIndex, body: [kind, body, breaksDocument], contentType }) => ({
+          kind, path: fillPath(op.path, base(repoIndex)), query: '', headers: { 'Content-Type': contentType }, body, breaksDocument,
         })));
     }
     variants.push(fc.record({ repoIndex: fc.nat(), sudo: fc.constantFrom('sudo=%00fuzzuser', 'sudo=fuzz%00', `sudo=${'s'.repeat(300)}`, 'sudo=..%2F..', 'sudo=%ff') })

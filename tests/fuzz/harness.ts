@@ -126,6 +126,7 @@ export async function fuzz(hearth: TestHearth, options: FuzzOptions, progress: (
       const statusClass = `${Math.floor(answer.status / 100)}xx`;
       totals.byClass[statusClass] = (totals.byClass[statusClass] ?? 0) + 1;
       if (answer.status >= 500) record(answer.status, answer.text.slice(0, 200));
+      if (answer.status < 300 && request.breaksDocument) record(answer.status, 'accepted a value the document refuses');
       const sent = sentText(request);
       for (const pattern of leakPatterns) {
         const match = pattern.exec(answer.text);
@@ -165,6 +166,9 @@ export function describeTotals(totals: Totals): string {
   lines.push(`leaks: ${leaks.length}`);
   for (const leak of leaks.slice(0, 20)) lines.push(`  ${leak.operation} ${leak.kind} ${leak.caller}: ${leak.problem.slice(0, 200)}`);
   const changes = totals.findings.filter((f) => f.problem.startsWith('refused request changed'));
+  const accepted = totals.findings.filter((f) => f.problem.startsWith('accepted a value'));
+  lines.push(`accepted values the document refuses: ${accepted.length}`);
+  for (const finding of accepted.slice(0, 20)) lines.push(`  ${finding.operation} ${finding.kind} ${finding.caller} ${finding.status}`);
   lines.push(`refused requests that changed state: ${changes.length}`);
   for (const change of changes.slice(0, 20)) lines.push(`  ${change.operation} ${change.kind} ${change.caller} ${change.status}: ${change.problem}`);
   lines.push(`fixtures intact: ${totals.fixturesIntact ? 'yes' : `no (${totals.fixtureProblems.join('; ')})`}`);
