@@ -14,8 +14,6 @@ export const limits = {
   branch: 100,
   /** Tags: the ref limit (Gitea binds CreateTagOption.TagName to 50, but tags pushed over git may be longer and are served by name). */
   tag: 255,
-  repoName: 100,
-  userName: 40,
   /** A URL kept in a column (a status's target, a website). */
   url: 1024,
   /** Text a column holds but no binding bounds (a status description or context): past this it is refused, not stored. */
