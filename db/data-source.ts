@@ -75,18 +75,37 @@ export function poolReader(ds: DataSource): Queryable {
   };
 }
 
+/**
+ * PostgreSQL's answers to a transaction that lost a race with a concurrent one: a unique key the other inserted first
+ * (23505, when the model did not map it itself), a deadlock (40P01) or a serialization failure (40001).
+ */
+const lostRace = new Set(['23505', '40P01', '40001']);
+
+function isLostRace(error: unknown): boolean {
+  const code = (error as { code?: string; driverError?: { code?: string } } | null)?.code ?? (error as { driverError?: { code?: string } } | null)?.driverError?.code;
+  return typeof code === 'string' && lostRace.has(code);
+}
+
+/**
+ * Runs `work` in one transaction. A transaction that lost a race is undone and run once more: it then sees what the
+ * winner committed and answers what it would have answered coming second (a 409 or 422 from the model's own checks,
+ * or the idempotent success), so a race never surfaces as a database error.
+ */
 export async function inTx<T>(store: Pick<Store, 'ds' | 'boss'>, work: (tx: Tx) => Promise<T>): Promise<T> {
-  const undos: Array<() => Promise<void>> = [];
-  const thens: Array<() => Promise<void>> = [];
-  let result: T;
-  try {
-    result = await runTx(store, { undos, thens }, work);
-  } catch (error) {
-    for (const undo of undos.reverse()) await undo().catch(() => undefined);
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    const undos: Array<() => Promise<void>> = [];
+    const thens: Array<() => Promise<void>> = [];
+    let result: T;
+    try {
+      result = await runTx(store, { undos, thens }, work);
+    } catch (error) {
+      for (const undo of undos.reverse()) await undo().catch(() => undefined);
+      if (attempt === 1 && isLostRace(error)) continue;
+      throw error;
+    }
+    for (const then of thens) await then();
+    return result;
   }
-  for (const then of thens) await then();
-  return result;
 }
 
 interface Hooks {

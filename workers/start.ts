@@ -56,7 +56,7 @@ class Supervisor {
   /** Spawns a child and resolves with its `ready` message; rejects with its one-line reason if it fails first. */
   start(name: Name, env: NodeJS.ProcessEnv): Promise<Extract<LauncherMessage, { hearth: 'ready' }>> {
     this.env.set(name, env);
-    const child = spawn(process.execPath, [...process.execArgv, entries[name]], {
+    const child = spawn(process.execPath, [...loaderArguments(), entries[name]], {
       detached: true,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       env,
@@ -203,3 +203,17 @@ main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);
 });
+
+/**
+ * The launcher's own Node options a child needs (a loader such as tsx), without a script given on the command
+ * line (`-e`/`-p`): a child would run that script, another launcher, instead of its entry.
+ */
+function loaderArguments(): string[] {
+  const kept: string[] = [];
+  const args = process.execArgv;
+  for (let i = 0; i < args.length; i++) {
+    if (['-e', '--eval', '-p', '--print'].includes(args[i])) i++;
+    else if (!/^--(eval|print)=/.test(args[i])) kept.push(args[i]);
+  }
+  return kept;
+}

@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { forbidden, notFound } from '../../db/errors.js';
 import { findUserByName } from '../../db/models/users/users.js';
 import type { Deps } from '../deps.js';
+import { isLookupName } from '../http/path-params.js';
 import type { Caller } from './caller.js';
 
 /**
@@ -16,7 +17,7 @@ export function sudo(deps: Deps) {
       if (target) {
         const caller = res.locals.caller as Caller;
         if (!caller.user?.is_admin) throw forbidden('Only administrators allowed to sudo.');
-        const user = await findUserByName(deps.db, target);
+        const user = isLookupName(target) ? await findUserByName(deps.db, target) : null;
         if (!user) throw notFound(`user ${target} does not exist`);
         res.locals.caller = { ...caller, user } satisfies Caller;
       }

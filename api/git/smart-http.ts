@@ -22,6 +22,7 @@ import { doerOf } from '../context/user.js';
 import { encodePkt, flushPkt } from './pkt-line.js';
 import { fastForwardOnlyVariable, installHooks } from './pre-receive-hook.js';
 import { readCommandList, refusalResponse, ReportReader, sidebandSize, type PushRequest } from './push-commands.js';
+import { isLookupName } from '../http/path-params.js';
 
 type Service = 'upload-pack' | 'receive-pack';
 
@@ -149,7 +150,7 @@ async function resolveTarget(deps: Deps, req: Request, res: Response, service: S
   }
   const owner = String(req.params.owner);
   const name = String(req.params.repo).replace(/\.git$/i, '');
-  const repo = (await findRepo(deps.db, owner, name)) ?? (await findRedirect(deps.db, owner, name));
+  const repo = isLookupName(owner) && isLookupName(name) ? ((await findRepo(deps.db, owner, name)) ?? (await findRedirect(deps.db, owner, name))) : null;
   const mode = repo ? await accessModeOf(deps.db, caller.user, repo, 'repo.code') : accessModes.none;
   if (!repo || mode < accessModes.read) {
     if (!caller.user) throw unauthorized('authentication required');

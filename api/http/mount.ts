@@ -8,6 +8,7 @@ import { loadGuardedOrg, loadGuardedTeam } from '../context/org.js';
 import { loadGuardedRepo } from '../context/repo.js';
 import type { Deps } from '../deps.js';
 import { parseIds } from './ids.js';
+import { checkPathParams } from './path-params.js';
 import { linkBaseOf, pageOf, paged, paginationQuery } from './pagination.js';
 import type { Guards, Reply, RouteDefinition } from './route.js';
 
@@ -30,8 +31,8 @@ export function mountRoutes(routes: RouteDefinition[], deps: Deps): Router {
       try {
         const caller = res.locals.caller as Caller;
         checkGuards(definition, caller);
-        if (Object.values(req.params).some(hasNul)) throw notFound();
         const params = paramsOf(req.params);
+        checkPathParams(params);
         const [repo, org] = await Promise.all([
           definition.repo && loadGuardedRepo(deps, caller, params, definition.repo),
           definition.org && loadGuardedOrg(deps, caller, params.org, definition.org),
@@ -80,9 +81,10 @@ export async function sendReply(res: Response, reply: Reply): Promise<void> {
 
 /** Gitea's order: token scope, then reqToken, then reqBasicOrRevProxyAuth, then reqSiteAdmin. */
 function checkGuards(guards: Guards, caller: Caller): void {
-  const level = guards.scope;
-  if (level && (caller.method === 'token' || caller.method === 'query') && !scopeAllows(caller.scope, level)) {
-    throw forbidden(`token does not have at least one of required scope(s): [${level}]`);
+  if (guards.scope && (caller.method === 'token' || caller.method === 'query')) {
+    for (const level of typeof guards.scope === 'string' ? [guards.scope] : guards.scope) {
+      if (!scopeAllows(caller.scope, level)) throw forbidden(`token does not have at least one of required scope(s): [${level}]`);
+    }
   }
   if ((guards.signedIn || guards.admin || guards.basicOnly) && !caller.user) throw unauthorized('token is required');
   if (guards.basicOnly && caller.method !== 'basic' && caller.method !== 'proxy') throw unauthorized('auth required');

@@ -13,8 +13,11 @@ import type { Page } from './pagination.js';
 
 /** What a route asks of its caller before the handler runs, mirroring Gitea's middleware names. */
 export interface Guards {
-  /** The token scope the route needs when the caller used a token (reqToken + tokenRequiresScopes). `null`: none. */
-  scope: Scope | null;
+  /**
+   * The token scope the route needs when the caller used a token (tokenRequiresScopes). Several: each is required, checked
+   * in order, as Gitea's nested route groups check theirs (`/user/repos`: the `/user` group's, then the route's). `null`: none.
+   */
+  scope: Scope | readonly Scope[] | null;
   /** reqToken: a caller must be known, else 401 "token is required". */
   signedIn?: boolean;
   /** reqSiteAdmin. */
@@ -87,7 +90,7 @@ export interface RouteSpec<
   S extends boolean, A extends boolean, BO extends boolean, R extends RepoGuard | undefined,
   O extends OrgGuard | undefined, T extends TeamGuard | undefined, P extends boolean,
 > extends Operation {
-  scope: Scope | null;
+  scope: Scope | readonly Scope[] | null;
   signedIn?: S;
   admin?: A;
   basicOnly?: BO;

@@ -1,3 +1,4 @@
+import { invalid } from '../errors.js';
 import { spawn } from 'node:child_process';
 
 export interface GitResult {
@@ -23,8 +24,12 @@ export const gitEnv: Record<string, string> = {
   LANG: 'C',
 };
 
+/** Linux refuses to start a program with one argument of 128 KiB or more (E2BIG); such a value is refused before. */
+export const maxGitArgBytes = 128 * 1024 - 1;
+
 /** Runs the git CLI and collects its output; never throws for a non-zero exit (see `gitOk`). */
 export function runGit(args: string[], { cwd, input, env, timeoutMs = 60_000 }: GitOptions): Promise<GitResult> {
+  if (args.some((arg) => Buffer.byteLength(arg) > maxGitArgBytes)) return Promise.reject(invalid('a value is too long to be handed to git'));
   return new Promise((resolve, reject) => {
     const child = spawn('git', args, { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...gitEnv, ...env }, timeout: timeoutMs });
     const out: Buffer[] = [];

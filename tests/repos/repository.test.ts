@@ -14,7 +14,9 @@ test('create, read, edit, rename and delete a repository; the directory follows 
   t.deepEqual(made.body.permissions, { admin: true, push: true, pull: true });
   t.true(existsSync(hearth.deps.git.pathOf('alice', 'tools')));
 
-  const byId = await hearth.call('GET', `/repositories/${made.body.id}`);
+  t.is((await hearth.call('GET', `/repositories/${made.body.id}`)).status, 401);
+  const bob = await hearth.createUser('bob');
+  const byId = await hearth.call('GET', `/repositories/${made.body.id}`, { auth: bob.bearer });
   t.is(byId.body.full_name, 'alice/tools');
   t.deepEqual(byId.body.permissions, { admin: false, push: false, pull: true });
 

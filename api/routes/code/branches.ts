@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { count, limits, refName, text } from '../../http/fields.js';
 import { inTx } from '../../../db/data-source.js';
 import { badRequest, notFound } from '../../../db/errors.js';
 import {
@@ -17,24 +18,24 @@ import { renderBranch, renderBranchProtection, type ApiBranch } from '../../rend
 import type { LoadedRepo } from '../../context/repo.js';
 
 const createBranchBody = z.object({
-  new_branch_name: z.string().min(1).max(100),
-  old_branch_name: z.string().optional(),
-  old_ref_name: z.string().optional(),
+  new_branch_name: refName(limits.branch).min(1),
+  old_branch_name: refName(limits.branch).optional(),
+  old_ref_name: refName().optional(),
 });
 
-const names = z.array(z.string()).optional();
+const names = z.array(text(limits.name)).optional();
 const flag = z.boolean().optional();
 const protectionFields = {
   enable_push: flag, enable_push_whitelist: flag, push_whitelist_usernames: names, push_whitelist_teams: names,
   push_whitelist_deploy_keys: flag, enable_merge_whitelist: flag, merge_whitelist_usernames: names, merge_whitelist_teams: names,
-  enable_status_check: flag, status_check_contexts: names, required_approvals: z.number().int().optional(),
+  enable_status_check: flag, status_check_contexts: names, required_approvals: count().optional(),
   enable_approvals_whitelist: flag, approvals_whitelist_username: names, approvals_whitelist_teams: names,
   block_on_rejected_reviews: flag, block_on_official_review_requests: flag, block_on_outdated_branch: flag,
   dismiss_stale_approvals: flag, ignore_stale_approvals: flag, require_signed_commits: flag,
   protected_file_patterns: z.string().optional(), unprotected_file_patterns: z.string().optional(),
 };
 const editProtectionBody = z.object(protectionFields);
-const createProtectionBody = z.object({ ...protectionFields, rule_name: z.string().max(255).optional(), branch_name: z.string().max(255).optional() });
+const createProtectionBody = z.object({ ...protectionFields, rule_name: text(limits.name).optional(), branch_name: refName().optional() });
 
 const repoHtmlUrl = (deps: Deps, loaded: LoadedRepo): string => `${deps.config.rootUrl}${loaded.owner.name}/${loaded.repo.name}`;
 

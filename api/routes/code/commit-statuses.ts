@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limits, text } from '../../http/fields.js';
 import { inTx } from '../../../db/data-source.js';
 import {
   combineStates, commitStatusSorts, commitStatusStates, createCommitStatus, listCommitStatuses, listLatestCommitStatuses,
@@ -14,9 +15,9 @@ import { renderRepository } from '../../render/repository.js';
 
 const createStatusBody = z.object({
   state: z.enum(commitStatusStates),
-  target_url: z.string().optional(),
-  description: z.string().optional(),
-  context: z.string().optional(),
+  target_url: text(limits.url).optional(),
+  description: text(limits.text).optional(),
+  context: text(limits.name).optional(),
 });
 
 // Gitea ignores a sort or state it does not know; so do we.

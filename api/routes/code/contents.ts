@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limits, refName, text } from '../../http/fields.js';
 import { inTx } from '../../../db/data-source.js';
 import { decodeBase64Strict } from '../../../db/encoding.js';
 import { invalid, notFound } from '../../../db/errors.js';
@@ -24,10 +25,10 @@ import { renderContents, renderFileResponse, renderFilesResponse, type ApiConten
 import { archiveReply, rawFileReply, rawTarget } from './file-downloads.js';
 import { openGitView, type GitView } from './git-data.js';
 
-const identity = z.object({ name: z.string().optional(), email: z.string().optional() }).optional();
+const identity = z.object({ name: text(limits.name).optional(), email: text(limits.name).optional() }).optional();
 const fileOptions = {
-  branch: z.string().optional(),
-  new_branch: z.string().optional(),
+  branch: refName(limits.branch).optional(),
+  new_branch: refName(limits.branch).optional(),
   message: z.string().optional(),
   author: identity,
   committer: identity,
@@ -36,8 +37,8 @@ const fileOptions = {
 };
 
 const createFileBody = z.object({ ...fileOptions, content: z.string() });
-const updateFileBody = z.object({ ...fileOptions, content: z.string(), sha: z.string().min(1), from_path: z.string().optional() });
-const deleteFileBody = z.object({ ...fileOptions, sha: z.string().min(1) });
+const updateFileBody = z.object({ ...fileOptions, content: z.string(), sha: refName().min(1), from_path: z.string().optional() });
+const deleteFileBody = z.object({ ...fileOptions, sha: refName().min(1) });
 const changeFilesBody = z.object({
   ...fileOptions,
   files: z.array(z.object({
@@ -45,11 +46,11 @@ const changeFilesBody = z.object({
     path: z.string(),
     content: z.string().optional(),
     from_path: z.string().optional(),
-    sha: z.string().optional(),
+    sha: refName().optional(),
   })).min(1),
 });
-const diffPatchBody = z.object({ ...fileOptions, content: z.string().min(1), sha: z.string().optional() });
-const refQuery = z.object({ ref: z.string().optional() });
+const diffPatchBody = z.object({ ...fileOptions, content: z.string().min(1), sha: refName().optional() });
+const refQuery = z.object({ ref: refName().optional() });
 const repoWriter = { mode: 'write' } as const;
 
 /** What a read of the repository's files needs from the request. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limits, refName, text } from '../../http/fields.js';
 import { badRequest, conflict, invalid, notFound } from '../../../db/errors.js';
 import type { CommitObject } from '../../../db/git/objects.js';
 import { isFullOid, isValidRefPattern } from '../../../db/git/objects.js';
@@ -74,17 +75,17 @@ const commitQuery = z.object({ stat: z.string().optional(), verification: z.stri
 
 const treeQuery = z.object({
   recursive: z.string().optional(),
-  page: z.coerce.number().int().optional(),
-  per_page: z.coerce.number().int().optional(),
+  page: z.coerce.number().int().min(1).max(2 ** 31 - 1).optional(),
+  per_page: z.coerce.number().int().min(0).max(2 ** 31 - 1).optional(),
 });
 
 const commitsQuery = z.object({
-  sha: z.string().optional(),
-  path: z.string().optional(),
+  sha: refName().optional(),
+  path: text(limits.text).optional(),
   stat: z.string().optional(),
   verification: z.string().optional(),
   files: z.string().optional(),
-  not: z.string().optional(),
+  not: refName().optional(),
 });
 
 /** Gitea's setting.Git.CommitsRangeSize: the page size of a history filtered by path, and the largest page. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limits, refName } from '../../http/fields.js';
 import { inTx } from '../../../db/data-source.js';
 import { notFound } from '../../../db/errors.js';
 import { isValidRefPattern } from '../../../db/git/objects.js';
@@ -9,8 +10,8 @@ import { renderTag } from '../../render/git.js';
 import { openGitView } from './git-data.js';
 
 const createTagBody = z.object({
-  tag_name: z.string().min(1).max(255),
-  target: z.string().optional(),
+  tag_name: refName(limits.tag).min(1),
+  target: refName().optional(),
   message: z.string().optional(),
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limits, text } from '../../http/fields.js';
 import { inTx } from '../../../db/data-source.js';
 import { notFound } from '../../../db/errors.js';
 import { createLabel, deleteLabel, editLabel, findLabel, findLabelByName, listLabels, type LabelRow } from '../../../db/models/orgs/labels.js';
@@ -8,9 +9,9 @@ import { created, noContent, ok, route } from '../../http/route.js';
 import { renderLabel } from '../../render/label.js';
 
 const createLabelBody = z.object({
-  name: z.string(),
-  color: z.string(),
-  description: z.string().optional(),
+  name: text(limits.name),
+  color: text(limits.name),
+  description: text(limits.name).optional(),
   exclusive: z.boolean().optional(),
   is_archived: z.boolean().optional(),
 });

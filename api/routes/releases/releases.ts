@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limits, refName, text } from '../../http/fields.js';
 import { inTx } from '../../../db/data-source.js';
 import {
   createRelease, deleteRelease, editRelease, getLatestRelease, getRelease, getReleaseByTag, listReleases, type ReleaseRow,
@@ -11,9 +12,9 @@ import { created, noContent, ok, route } from '../../http/route.js';
 import { renderRelease, type ApiRelease } from '../../render/release.js';
 
 const createReleaseBody = z.object({
-  tag_name: z.string().min(1),
-  target_commitish: z.string().optional(),
-  name: z.string().optional(),
+  tag_name: refName().min(1),
+  target_commitish: refName().optional(),
+  name: text(limits.name).optional(),
   body: z.string().optional(),
   draft: z.boolean().optional(),
   prerelease: z.boolean().optional(),

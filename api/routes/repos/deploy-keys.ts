@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryId } from '../../http/fields.js';
 import { inTx } from '../../../db/data-source.js';
 import { addDeployKey, deleteDeployKey, getDeployKey, listDeployKeys } from '../../../db/models/repos/deploy-keys.js';
 import { created, noContent, ok, route } from '../../http/route.js';
@@ -9,7 +10,7 @@ const createKeyBody = z.object({
   key: z.string().min(1).max(16384),
   read_only: z.boolean().optional(),
 });
-const listQuery = z.object({ key_id: z.coerce.number().int().min(0).optional(), fingerprint: z.string().optional() });
+const listQuery = z.object({ key_id: queryId().optional(), fingerprint: z.string().optional() });
 
 /** reqToken + reqAdmin, as Gitea guards the whole /keys group. */
 const keysAdmin = { mode: 'admin' } as const;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { refName } from '../../http/fields.js';
 import { inTx } from '../../../db/data-source.js';
 import { resolveGenerateOwner, generateRepository } from '../../../db/models/repos/templates.js';
 import { created, route } from '../../http/route.js';
@@ -12,7 +13,7 @@ const generateBody = z.object({
   name: z.string().min(1).max(100),
   description: z.string().max(2048).optional(),
   private: flag,
-  default_branch: z.string().max(255).optional(),
+  default_branch: refName().optional(),
   git_content: flag, topics: flag, git_hooks: flag, webhooks: flag, avatar: flag, labels: flag, protected_branch: flag,
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryId } from '../../http/fields.js';
 import { modeFilters, searchRepositories, type RepoSearch } from '../../../db/models/repos/repo-search.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
 import { renderRepos } from '../../context/repo.js';
@@ -10,7 +11,7 @@ const flag = z
   .enum(['1', 't', 'T', 'true', 'TRUE', 'True', '0', 'f', 'F', 'false', 'FALSE', 'False'])
   .transform((v) => ['1', 't', 'true'].includes(v.toLowerCase()))
   .optional();
-const id = z.coerce.number().int().min(0).optional();
+const id = queryId().optional();
 
 const searchQuery = z.object({
   q: z.string().optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { limits, refName, text } from '../../http/fields.js';
 import { inTx } from '../../../db/data-source.js';
 import { editRepository } from '../../../db/models/repos/repo-edit.js';
 import { createRepository, deleteRepository, listOwnedRepos, listReposOfMember } from '../../../db/models/repos/repos.js';
@@ -16,13 +17,13 @@ export const createRepoBody = z.object({
   description: z.string().max(2048).optional(),
   private: z.boolean().optional(),
   auto_init: z.boolean().optional(),
-  default_branch: z.string().max(255).optional(),
-  readme: z.string().optional(),
+  default_branch: refName(limits.branch).optional(),
+  readme: text(limits.name).optional(),
   template: z.boolean().optional(),
   object_format_name: z.enum(['sha1', 'sha256']).optional(),
-  gitignores: z.string().optional(),
-  license: z.string().optional(),
-  issue_labels: z.string().optional(),
+  gitignores: text(limits.text).optional(),
+  license: text(limits.name).optional(),
+  issue_labels: text(limits.name).optional(),
   trust_model: z.enum(['default', 'collaborator', 'committer', 'collaboratorcommitter']).optional(),
 });
 
@@ -30,9 +31,9 @@ const flag = z.boolean().optional();
 const editRepoBody = z.object({
   name: z.string().min(1).max(100).optional(),
   description: z.string().max(2048).optional(),
-  website: z.string().max(1024).optional(),
+  website: text(limits.url).optional(),
   private: flag, template: flag, archived: flag,
-  default_branch: z.string().max(255).optional(),
+  default_branch: refName().optional(),
   has_issues: flag, has_wiki: flag, has_pull_requests: flag, has_projects: flag, has_releases: flag, has_packages: flag, has_actions: flag,
   projects_mode: z.enum(['repo', 'owner', 'all']).optional(),
   internal_tracker: z.object({ enable_time_tracker: flag, allow_only_contributors_to_track_time: flag, enable_issue_dependencies: flag }).optional(),
@@ -59,7 +60,7 @@ export async function createAndRender(deps: Deps, owner: UserRow, doer: UserRow,
 export const repoRoutes = [
   route({
     method: 'post', path: '/user/repos', operationId: 'createCurrentUserRepo', summary: 'Create a repository', tag: 'repository',
-    scope: 'write:repository', signedIn: true, body: createRepoBody,
+    scope: ['write:user', 'write:repository'], signedIn: true, body: createRepoBody,
     responses: { 201: 'Repository', 400: 'error', 403: 'forbidden', 409: 'error', 422: 'validationError' },
     handle: async ({ deps, doer, body }) => createAndRender(deps, doer, doer, body),
   }),
@@ -71,7 +72,7 @@ export const repoRoutes = [
   }),
   route({
     method: 'get', path: '/user/repos', operationId: 'userCurrentListRepos', summary: 'List the repos that the authenticated user owns', tag: 'user',
-    scope: 'read:repository', signedIn: true, paginated: true, responses: { 200: 'RepositoryList' },
+    scope: ['read:user', 'read:repository'], signedIn: true, paginated: true, responses: { 200: 'RepositoryList' },
     handle: async ({ deps, doer, page, list }) => {
       const { repos, total } = await listReposOfMember(deps.db, doer, page);
       return list(await renderRepos(deps, repos, doer), total);
@@ -79,7 +80,7 @@ export const repoRoutes = [
   }),
   route({
     method: 'get', path: '/users/{username}/repos', operationId: 'userListRepos', summary: 'List the repos owned by the given user', tag: 'user',
-    scope: 'read:repository', paginated: true, responses: { 200: 'RepositoryList', 404: 'notFound' },
+    scope: ['read:user', 'read:repository'], paginated: true, responses: { 200: 'RepositoryList', 404: 'notFound' },
     handle: async ({ deps, caller, doer, params, page, list }) => {
       const owner = await loadUser(deps, caller, params.username);
       const { repos, total } = await listOwnedRepos(deps.db, owner, doer, page);
@@ -93,7 +94,7 @@ export const repoRoutes = [
   }),
   route({
     method: 'get', path: '/repositories/{id}', operationId: 'repoGetByID', summary: 'Get a repository by id', tag: 'repository',
-    scope: 'read:repository', repo: {}, ids: ['id'], responses: { 200: 'Repository' },
+    scope: 'read:repository', signedIn: true, repo: {}, ids: ['id'], responses: { 200: 'Repository' },
     handle: async ({ deps, repo, doer }) => ok(renderRepository(repo, doer, deps.config)),
   }),
   route({

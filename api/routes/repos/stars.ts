@@ -9,7 +9,7 @@ import { renderUser } from '../../render/user.js';
 export const starRoutes = [
   route({
     method: 'get', path: '/user/starred', operationId: 'userCurrentListStarred', summary: 'The repos that the authenticated user has starred', tag: 'user',
-    scope: 'read:repository', signedIn: true, paginated: true, responses: { 200: 'RepositoryList' },
+    scope: ['read:user', 'read:repository'], signedIn: true, paginated: true, responses: { 200: 'RepositoryList' },
     handle: async ({ deps, doer, page, list }) => {
       const { repos, total } = await listStarredRepos(deps.db, doer.id, doer, page);
       return list(await renderRepos(deps, repos, doer), total);
@@ -26,7 +26,7 @@ export const starRoutes = [
   }),
   route({
     method: 'get', path: '/user/starred/{owner}/{repo}', operationId: 'userCurrentCheckStarring', summary: 'Whether the authenticated is starring the repo', tag: 'user',
-    scope: 'read:repository', signedIn: true, repo: {}, responses: { 204: 'empty' },
+    scope: ['read:user', 'read:repository'], signedIn: true, repo: {}, responses: { 204: 'empty' },
     handle: async ({ deps, repo, doer }) => {
       if (!(await isStarring(deps.db, doer.id, repo.repo.id))) throw notFound('the repository is not starred');
       return noContent();
@@ -34,7 +34,7 @@ export const starRoutes = [
   }),
   route({
     method: 'put', path: '/user/starred/{owner}/{repo}', operationId: 'userCurrentPutStar', summary: 'Star the given repo', tag: 'user',
-    scope: 'write:repository', signedIn: true, repo: {}, responses: { 204: 'empty', 403: 'forbidden' },
+    scope: ['write:user', 'write:repository'], signedIn: true, repo: {}, responses: { 204: 'empty', 403: 'forbidden' },
     handle: async ({ deps, repo, doer }) => {
       await inTx(deps, (tx) => starRepository(tx, doer, repo.repo));
       return noContent();
@@ -42,7 +42,7 @@ export const starRoutes = [
   }),
   route({
     method: 'delete', path: '/user/starred/{owner}/{repo}', operationId: 'userCurrentDeleteStar', summary: 'Unstar the given repo', tag: 'user',
-    scope: 'write:repository', signedIn: true, repo: {}, responses: { 204: 'empty' },
+    scope: ['write:user', 'write:repository'], signedIn: true, repo: {}, responses: { 204: 'empty' },
     handle: async ({ deps, repo, doer }) => {
       await inTx(deps, (tx) => unstarRepository(tx, doer.id, repo.repo.id));
       return noContent();

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { int64 } from '../../http/fields.js';
 import { inTx } from '../../../db/data-source.js';
 import { notFound } from '../../../db/errors.js';
 import { acceptTransfer, rejectTransfer, startTransfer } from '../../../db/models/repos/transfers.js';
@@ -9,7 +10,7 @@ import { renderRepository } from '../../render/repository.js';
 
 const transferBody = z.object({
   new_owner: z.string().min(1),
-  team_ids: z.array(z.number().int()).optional(),
+  team_ids: z.array(int64()).optional(),
 });
 
 export const transferRoutes = [

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { int32, int64, queryId } from '../../http/fields.js';
 import { inTx } from '../../../db/data-source.js';
 import { invalid } from '../../../db/errors.js';
 import { searchAllEmails } from '../../../db/models/users/emails.js';
@@ -14,7 +15,7 @@ const createUserBody = z.object({
   password: z.string().max(255).optional(),
   full_name: z.string().max(100).optional(),
   login_name: z.string().max(255).optional(),
-  source_id: z.number().int().min(0).optional(),
+  source_id: int64().min(0).optional(),
   must_change_password: z.boolean().optional(),
   restricted: z.boolean().optional(),
   send_notify: z.boolean().optional(),
@@ -25,7 +26,7 @@ const editUserBody = z.object({
   email: z.string().max(254).optional(),
   full_name: z.string().max(100).optional(),
   login_name: z.string().max(255).optional(),
-  source_id: z.number().int().min(0).optional(),
+  source_id: int64().min(0).optional(),
   password: z.string().max(255).optional(),
   must_change_password: z.boolean().optional(),
   website: z.string().max(255).optional(),
@@ -36,13 +37,13 @@ const editUserBody = z.object({
   allow_git_hook: z.boolean().optional(),
   allow_import_local: z.boolean().optional(),
   allow_create_organization: z.boolean().optional(),
-  max_repo_creation: z.number().int().max(2 ** 31 - 1).optional(),
+  max_repo_creation: int32().optional(),
   prohibit_login: z.boolean().optional(),
   restricted: z.boolean().optional(),
   visibility: visibility.optional(),
 });
 const renameBody = z.object({ new_username: z.string().min(1).max(40) });
-const searchQuery = z.object({ source_id: z.coerce.number().int().optional(), login_name: z.string().optional() });
+const searchQuery = z.object({ source_id: queryId().optional(), login_name: z.string().optional() });
 const emailSearchQuery = z.object({ q: z.string().optional() });
 
 const admin = { scope: 'write:admin', admin: true } as const;

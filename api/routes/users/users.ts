@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryId } from '../../http/fields.js';
 import { inTx } from '../../../db/data-source.js';
 import { addEmails, deleteEmails, listEmails } from '../../../db/models/users/emails.js';
 import { follow, isFollowing, listFollows, unfollow } from '../../../db/models/users/follows.js';
@@ -34,7 +35,7 @@ export const userRoutes = [
   route({
     method: 'get', path: '/users/search', operationId: 'userSearch', summary: 'Search for users', tag: 'user',
     scope: 'read:user', paginated: true,
-    query: z.object({ q: z.string().optional(), uid: z.coerce.number().int().optional() }),
+    query: z.object({ q: z.string().optional(), uid: queryId().optional() }),
     responses: { 200: 'UserSearchResults' },
     handle: async ({ deps, doer, query, page, list }) => {
       const { users, total } = await searchUsers(deps.db, { q: query.q, uid: query.uid, visible: visibleTo(doer), ...page });
