@@ -25,6 +25,25 @@ const hearthDefinitions: Record<string, Schema> = {
     type: 'object',
     properties: { invalidTopics: { description: 'the refused topic names (a list, one name, or null)' }, message: { type: 'string' }, url: { type: 'string' } },
   },
+  HookDelivery: {
+    description: "One delivery of a hook (Hearth's own): the hook task and its latest attempt",
+    type: 'object',
+    properties: {
+      id: { type: 'integer', format: 'int64' }, uuid: { type: 'string' }, event: { type: 'string' }, event_type: { type: 'string' },
+      delivered: { type: 'boolean' }, succeeded: { type: 'boolean' }, refused: { type: 'string', 'x-nullable': true },
+      attempts: { type: 'integer' }, created_at: { type: 'string', format: 'date-time' },
+      delivered_at: { type: 'string', format: 'date-time', 'x-nullable': true }, duration_ms: { type: 'integer', 'x-nullable': true },
+      request: {
+        type: 'object', 'x-nullable': true,
+        properties: { url: { type: 'string' }, method: { type: 'string' }, headers: { type: 'object', additionalProperties: { type: 'string' } }, body: { type: 'string' } },
+      },
+      response: {
+        type: 'object', 'x-nullable': true,
+        properties: { status: { type: 'integer' }, headers: { type: 'object', additionalProperties: { type: 'string' } }, body: { type: 'string' } },
+      },
+      error: { type: 'string', 'x-nullable': true },
+    },
+  },
   EditorConfigDefinition: {
     description: 'the EditorConfig properties that apply to a file',
     type: 'object',
@@ -60,6 +79,7 @@ const hearthResponses: Record<string, ResponseObject> = {
     schema: { type: 'object', properties: { topics: { type: 'array', items: ref('TopicResponse') } } },
   },
   UserSettings: { description: 'UserSettings', schema: ref('UserSettings') },
+  HookDeliveryList: { description: 'HookDeliveryList', schema: { type: 'array', items: ref('HookDelivery') } },
   TeamSearchResults: {
     description: 'SearchResults of a successful search',
     schema: { type: 'object', properties: { data: { type: 'array', items: ref('Team') }, ok: { type: 'boolean' } } },
@@ -86,7 +106,8 @@ function responseOf(name: string): ResponseObject | undefined {
  */
 export function responseFor(status: number, name: string): Schema {
   const response = responseOf(name);
-  if (response && (response.schema || isBodiless(status))) return { $ref: `#/responses/${name}` };
+  // Gitea's `empty` is an answer without a body, whatever its status
+  if (response && (response.schema || isBodiless(status) || name === 'empty')) return { $ref: `#/responses/${name}` };
   if (definitionOf(name)) return { description: name, schema: ref(name) };
   if (status >= 400) return errorResponse(response?.description ?? name, status === 404 ? 'APINotFound' : 'APIError') as unknown as Schema;
   return { description: response?.description ?? name };

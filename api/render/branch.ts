@@ -3,37 +3,8 @@ import type { HeadCommit } from '../../db/git/commit-fields.js';
 import type { ProtectionView } from '../../db/views/branch-protections.js';
 import type { BranchView } from '../../db/views/branches.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
+import type { ApiPayloadCommit, ApiPayloadUser, ApiVerification } from './git.js';
 import { iso } from './time.js';
-
-/** The PayloadUser definition of the Gitea 1.22 API description. */
-export interface ApiPayloadUser {
-  name: string;
-  email: string;
-  username: string;
-}
-
-/** The PayloadCommitVerification definition. */
-export interface ApiPayloadCommitVerification {
-  verified: boolean;
-  reason: string;
-  signature: string;
-  signer: ApiPayloadUser | null;
-  payload: string;
-}
-
-/** The PayloadCommit definition (Gitea leaves the file lists null outside push payloads). */
-export interface ApiPayloadCommit {
-  id: string;
-  message: string;
-  url: string;
-  author: ApiPayloadUser;
-  committer: ApiPayloadUser;
-  verification: ApiPayloadCommitVerification;
-  timestamp: string;
-  added: string[] | null;
-  removed: string[] | null;
-  modified: string[] | null;
-}
 
 /** The Branch definition. */
 export interface ApiBranch {

@@ -74,6 +74,20 @@ export interface ApiVerification {
   payload: string;
 }
 
+/** The PayloadCommit definition (Gitea leaves the file lists null outside push payloads). */
+export interface ApiPayloadCommit {
+  id: string;
+  message: string;
+  url: string;
+  author: ApiPayloadUser;
+  committer: ApiPayloadUser;
+  verification: ApiVerification | null;
+  timestamp: string;
+  added: string[] | null;
+  removed: string[] | null;
+  modified: string[] | null;
+}
+
 /**
  * Hearth keeps no signing keys, so nothing verifies: unsigned objects say so as Gitea does, signed ones show
  * their signature and payload with the reason Gitea gives when no key matches.

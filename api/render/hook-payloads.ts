@@ -3,24 +3,10 @@ import type { UserRow } from '../../db/models/users/user-row.js';
 import type { PushCommitView, PushView } from '../../db/views/hook-sources.js';
 import type { ReleaseView } from '../../db/views/releases.js';
 import type { RepoView } from '../../db/views/repo.js';
-import { gitTime, pathEscapeSegments, renderVerification, type ApiPayloadUser, type ApiVerification } from './git.js';
+import { gitTime, pathEscapeSegments, renderVerification, type ApiPayloadCommit, type ApiPayloadUser, type ApiVerification } from './git.js';
 import { renderRelease, type ApiRelease } from './release.js';
 import { renderRepository, type ApiRepository } from './repository.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';
-
-/** PayloadCommit. */
-export interface ApiPayloadCommit {
-  id: string;
-  message: string;
-  url: string;
-  author: ApiPayloadUser;
-  committer: ApiPayloadUser;
-  verification: ApiVerification | null;
-  timestamp: string;
-  added: string[] | null;
-  removed: string[] | null;
-  modified: string[] | null;
-}
 
 export interface ApiPushPayload {
   ref: string;

@@ -237,7 +237,8 @@ test('PASSWORD_HASH_ALGO: pbkdf2 means the strong preset; an unsupported value s
   t.is(loadConfig(env).security.passwordHashAlgo, 'pbkdf2$320000$50');
   t.is(loadConfig({ ...env, HEARTH__security__PASSWORD_HASH_ALGO: 'pbkdf2' }).security.passwordHashAlgo, 'pbkdf2$320000$50');
   t.is(loadConfig({ ...env, HEARTH__security__PASSWORD_HASH_ALGO: 'pbkdf2$50000$64' }).security.passwordHashAlgo, 'pbkdf2$50000$64');
-  for (const value of ['argon2', 'bcrypt', 'md5', 'pbkdf2$100$50', 'pbkdf2$x$y', '']) {
+  t.is(loadConfig({ ...env, HEARTH__security__PASSWORD_HASH_ALGO: '' }).security.passwordHashAlgo, 'pbkdf2$320000$50', 'empty means unset, as Gitea\'s MustString');
+  for (const value of ['argon2', 'bcrypt', 'md5', 'pbkdf2$100$50', 'pbkdf2$x$y']) {
     t.throws(() => loadConfig({ ...env, HEARTH__security__PASSWORD_HASH_ALGO: value }), { message: /PASSWORD_HASH_ALGO/ }, value);
   }
 });
