@@ -39,7 +39,7 @@ test('creating an organization stores a type-1 user, an Owners team with the cre
   t.is((await hearth.call('GET', '/orgs/acme', { auth: alice.bearer })).body.email, 'info@acme.test');
   t.is((await hearth.call('GET', '/orgs/nothing')).status, 404);
   t.is((await hearth.call('GET', '/orgs/alice')).status, 404, 'a user is not an organization');
-  t.is((await hearth.call('GET', '/users/acme')).status, 404, 'an organization is not a user');
+  t.is((await hearth.call('GET', '/users/acme')).body.login, 'acme', 'Gitea answers an organization under /users/{username} too');
 });
 
 test('organization names share the user namespace and rules; bad input writes nothing', async (t) => {
