@@ -19,6 +19,8 @@ async function main(): Promise<void> {
   const store = await openStore(config.databaseUrl, 'web');
   await ensureBootAdmin(store, config, log);
   const server = createServer(createApp({ ...store, ...buildServices(config, log) }));
+  // Clients (undici's fetch keeps idle sockets 4 s, proxies longer) must not reuse a socket the server is closing at that moment.
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       void store.close().finally(() => reject(portError(config.port, error)));
