@@ -35,7 +35,8 @@ export function launch(env: NodeJS.ProcessEnv, options: { group?: boolean; comma
     output.push(chunk.toString());
     stderr.push(chunk.toString());
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': the last lines a process wrote may still be in its pipes when 'exit' fires
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   return { child, output, stderr, exited };
 }
 
