@@ -17,7 +17,7 @@ export const runnerTokenRoutes: RouteDefinition[] = [
   route({
     method: 'get', path: '/admin/runners/registration-token', operationId: 'adminGetRunnerRegistrationToken',
     summary: 'Get an global actions runner registration token', tag: 'admin',
-    scope: 'read:admin', admin: true, responses: { 200: 'RegistrationToken' },
+    scope: 'read:admin', admin: true, responses: { 200: 'RegistrationToken', 404: 'notFound' },
     handle: async (ctx) => {
       requireActions(ctx as Context);
       return tokenReply(ctx as Context, instanceScope);
@@ -26,20 +26,20 @@ export const runnerTokenRoutes: RouteDefinition[] = [
   route({
     method: 'get', path: `${orgLevel.base}/runners/registration-token`, operationId: 'orgGetRunnerRegistrationToken',
     summary: "Get an organization's actions runner registration token", tag: orgLevel.tag,
-    scope: orgLevel.read, ...orgLevel.guards, responses: { 200: 'RegistrationToken' },
+    scope: orgLevel.read, ...orgLevel.guards, responses: { 200: 'RegistrationToken', 404: 'notFound' },
     handle: async (ctx) => tokenReply(ctx as Context, orgLevel.scopeOf(ctx as Context)),
   }),
   route({
     method: 'get', path: `${userLevel.base}/runners/registration-token`, operationId: 'userGetRunnerRegistrationToken',
     summary: "Get an user's actions runner registration token", tag: userLevel.tag,
-    scope: userLevel.read, ...userLevel.guards, responses: { 200: 'RegistrationToken' },
+    scope: userLevel.read, ...userLevel.guards, responses: { 200: 'RegistrationToken', 404: 'notFound' },
     handle: async (ctx) => tokenReply(ctx as Context, userLevel.scopeOf(ctx as Context)),
   }),
   // Gitea 1.22 serves the repository's token outside /actions.
   route({
     method: 'get', path: '/repos/{owner}/{repo}/runners/registration-token', operationId: 'repoGetRunnerRegistrationToken',
     summary: "Get a repository's actions runner registration token", tag: repoLevel.tag,
-    scope: repoLevel.read, ...repoLevel.guards, responses: { 200: 'RegistrationToken' },
+    scope: repoLevel.read, ...repoLevel.guards, responses: { 200: 'RegistrationToken', 404: 'notFound' },
     handle: async (ctx) => tokenReply(ctx as Context, repoLevel.scopeOf(ctx as Context)),
   }),
 ];
