@@ -39,6 +39,11 @@ test("user variables: Gitea's name cases, 409 for an existing name in any case, 
   t.is(got.status, 200);
   t.deepEqual(got.body, { owner_id: alice.user.id, repo_id: 0, name: 'UPDATED_VAR_NAME', data: 'updated\nval' });
   t.is((await hearth.call('GET', '/user/actions/variables/nope', { auth: alice.bearer })).status, 404);
+  t.is((await hearth.call('GET', '/user/actions/variables/a%00b', { auth: alice.bearer })).status, 404);
+  t.is((await hearth.call('DELETE', '/user/actions/variables/a%00b', { auth: alice.bearer })).status, 404);
+  t.is((await hearth.call('PUT', '/user/actions/variables/a%00b', { auth: alice.bearer, body: { value: 'v' } })).status, 404);
+  t.is((await hearth.call('POST', '/user/actions/variables/a%C3%A9', { auth: alice.bearer, body: { value: 'v' } })).status, 400);
+  t.is((await hearth.call('GET', '/user/actions/variables/a%C3%A9', { auth: alice.bearer })).status, 404);
 
   const listed = await hearth.call('GET', '/user/actions/variables?limit=2', { auth: alice.bearer });
   t.is(listed.status, 200);

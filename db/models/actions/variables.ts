@@ -2,7 +2,7 @@ import type { Queryable, Tx } from '../../data-source.js';
 import { conflict, isUniqueViolation, notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import { selectPage, type PageWindow } from '../../sql.js';
-import { normalizeLineEnds, variableName } from './names.js';
+import { normalizeLineEnds, storedName, variableName } from './names.js';
 import { scopeCondition, scopeParams, type ActionsScope } from './scope.js';
 
 /** A row of `action_variable`. */
@@ -20,7 +20,8 @@ export async function listVariables(db: Queryable, scope: ActionsScope, page: Pa
 
 /** The variable named `rawName` (any case) of the level, or 404 "variable not found" (Gitea's GetVariable). */
 export async function getVariable(db: Queryable, scope: ActionsScope, rawName: string): Promise<VariableRow> {
-  const [row] = await db.query<VariableRow>(`SELECT * FROM action_variable WHERE ${scopeCondition(1)} AND name = $3`, [...scopeParams(scope), rawName.toUpperCase()]);
+  const name = storedName(rawName);
+  const [row] = name ? await db.query<VariableRow>(`SELECT * FROM action_variable WHERE ${scopeCondition(1)} AND name = $3`, [...scopeParams(scope), name]) : [];
   if (!row) throw notFound(undefined, 'variable not found');
   return row;
 }
@@ -72,9 +73,9 @@ export async function updateVariable(
 
 /** Deletes the variable named `rawName` (any case); 404 when the level has none. */
 export async function deleteVariable(tx: Tx, scope: ActionsScope, rawName: string, doerId: number): Promise<void> {
-  const name = rawName.toUpperCase();
-  const [row] = await tx.query<{ id: number }>(`DELETE FROM action_variable WHERE ${scopeCondition(1)} AND name = $3 RETURNING id`, [...scopeParams(scope), name]);
-  if (!row) throw notFound(undefined, 'variable not found');
+  const name = storedName(rawName);
+  const [row] = name ? await tx.query<{ id: number }>(`DELETE FROM action_variable WHERE ${scopeCondition(1)} AND name = $3 RETURNING id`, [...scopeParams(scope), name]) : [];
+  if (!row || !name) throw notFound(undefined, 'variable not found');
   await emit(tx, {
     kind: 'actions.variable_deleted', repoId: scope.repoId || null, doerId,
     payload: { owner_id: scope.ownerId, repo_id: scope.repoId, name, variable_id: row.id },
