@@ -13,7 +13,7 @@ import type { RepoRow } from '../repos/repo-row.js';
 import { userTypes, type UserRow } from '../users/user-row.js';
 import { findUserByName, findUsersByIds } from '../users/users.js';
 import { connectRemote, safeMessage, sealCredentials } from './remote-access.js';
-import { importSourceData, readSourceData } from './source-api.js';
+import { importSourceData, readSourceData, type SourceService } from './source-api.js';
 
 /** Gitea's MigrateRepoOptions, as the route has checked its types. */
 export interface MigrateInput {
@@ -47,14 +47,15 @@ interface MigrationTaskRow {
   repo_id: number | null;
   repo_name: string;
   clone_addr: string;
-  options: { mirror: boolean; interval_seconds: number; service: string; labels?: boolean; releases?: boolean };
+  options: { mirror: boolean; interval_seconds: number; service: string; labels?: boolean; releases?: boolean; milestones?: boolean; issues?: boolean };
   credentials: string | null;
   status: 'queued' | 'running' | 'finished' | 'failed';
   message: string;
 }
 
-/** Sources whose API is Gitea's v1 API. */
-const apiServices = new Set(['gitea', 'forgejo']);
+/** Sources whose API is Gitea's v1 API (Gogs' is its ancestor). */
+const apiServices = new Set<string>(['gitea', 'forgejo', 'gogs'] satisfies SourceService[]);
+const isApiService = (service: string): service is SourceService => apiServices.has(service);
 
 /** A clone may take a while; Gitea allows migrations ten minutes per git command by default. */
 const cloneTimeoutMs = 10 * 60_000;
@@ -122,9 +123,11 @@ export async function startMigration(tx: Tx, ctx: RepoContext & Pick<Services, '
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
     [doer.id, owner.id, repo.id, repo.name, address, {
       mirror, interval_seconds: intervalSeconds, service: input.service ?? 'git',
-      // Gitea reads no issue data for mirrors; Hearth reads labels and releases of Gitea-speaking sources.
-      labels: !mirror && apiServices.has(input.service ?? '') && (input.labels ?? false),
-      releases: !mirror && apiServices.has(input.service ?? '') && (input.releases ?? false),
+      // Gitea reads no issue data for mirrors; Hearth reads labels, milestones, issues and releases of Gitea-speaking
+      // sources (pull requests are not read: there is no pull request to write them into yet).
+      ...Object.fromEntries((['labels', 'milestones', 'issues', 'releases'] as const).map((item) => [
+        item, !mirror && isApiService(input.service ?? '') && (input[item] ?? false),
+      ])),
     }, sealed],
   );
   await enqueue(tx, 'migrate', { taskId: task.id });
@@ -164,13 +167,19 @@ export async function runMigration(deps: Store & Services, taskId: number): Prom
     const remoteHead = await repoGit.readRemoteHeadBranch(remote, cloneTimeoutMs);
     await repoGit.fetchMirror(remote, true, cloneTimeoutMs);
     const refs = await repoGit.readMirrorRefs();
-    const sourceData = await readSourceData(remote, { labels: task.options.labels ?? false, releases: task.options.releases ?? false });
+    const { options } = task;
+    const sourceData = isApiService(options.service)
+      ? await readSourceData(remote, options.service, {
+        labels: options.labels ?? false, milestones: options.milestones ?? false, issues: options.issues ?? false, releases: options.releases ?? false,
+      })
+      : null;
     await inTx(deps, async (tx) => {
       const [locked] = await tx.query<RepoRow>('SELECT * FROM repository WHERE id = $1 FOR UPDATE', [repo.id]);
       if (!locked) throw new Error('the repository was deleted during its migration');
       const branches = await syncAllBranches(tx, repoGit, repo.id, task.doer_id);
       await syncAllTags(tx, repoGit, repo.id, task.doer_id);
-      await importSourceData(tx, repo.id, task.doer_id, sourceData);
+      const doer = (await findUsersByIds(tx, [task.doer_id])).get(task.doer_id);
+      if (sourceData && doer) await importSourceData(tx, locked, doer, sourceData);
       const defaultBranch = await settleDefaultBranch(tx, deps, locked, remoteHead);
       await tx.query('UPDATE repository SET status = 0, is_empty = $2, default_branch = $3, updated = now() WHERE id = $1', [repo.id, branches === 0, defaultBranch]);
       if (task.options.mirror) {
