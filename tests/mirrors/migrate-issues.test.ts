@@ -26,6 +26,7 @@ async function seedSource(source: TestHearth, alice: TestUser, bob: TestUser): P
   await call('PATCH', '/issues/3', alice, { state: 'closed' }, 201);
   await call('DELETE', '/issues/2', alice, undefined, 204);
   await call('POST', '/releases', alice, { tag_name: 'v1.0', name: 'One', body: 'notes' }, 201);
+  await call('POST', '/wiki/new', alice, { title: 'Home', content_base64: Buffer.from('wiki home').toString('base64') }, 201);
   await drain(source);
 }
 
@@ -39,7 +40,7 @@ test('a migration with service gitea (and gogs) reads labels, milestones, issues
     auth: carol.bearer,
     body: {
       clone_addr: remote(source, 'alice', 'proj'), repo_name: 'copy', service: 'gitea', auth_token: alice.token,
-      issues: true, labels: true, milestones: true, releases: true, pull_requests: true,
+      issues: true, labels: true, milestones: true, releases: true, pull_requests: true, wiki: true,
     },
   });
   t.is(made.status, 201, JSON.stringify(made.body));
@@ -69,6 +70,8 @@ test('a migration with service gitea (and gogs) reads labels, milestones, issues
   const next = await target.call('POST', '/repos/carol/copy/issues', { auth: carol.bearer, body: { title: 'new here' } });
   t.is(next.body.number, 4);
   t.like((await get('/releases'))[0], { tag_name: 'v1.0', name: 'One', body: 'notes' });
+  const sourceHome = (await source.call('GET', '/repos/alice/proj/wiki/page/Home', { auth: alice.bearer })).body;
+  t.like(await get('/wiki/page/Home'), { content_base64: Buffer.from('wiki home').toString('base64'), last_commit: { sha: sourceHome.last_commit.sha } });
 
   // Gogs' dialect of the same API: the same data.
   const gogs = await target.call('POST', '/repos/migrate', {
@@ -80,6 +83,7 @@ test('a migration with service gitea (and gogs) reads labels, milestones, issues
   const gogsIssues = (await target.call('GET', '/repos/carol/from-gogs/issues?state=all', { auth: carol.bearer })).body;
   t.deepEqual(gogsIssues.map((i: { number: number }) => i.number).sort(), [1, 3]);
   t.is((await target.call('GET', '/repos/carol/from-gogs/labels', { auth: carol.bearer })).body.length, 2);
+  t.false(target.deps.git.exists('carol', 'from-gogs.wiki'), 'no wiki unless asked');
 
   // Without the token the private source's API refuses, and the migration fails and leaves nothing.
   const refused = await target.call('POST', '/repos/migrate', {

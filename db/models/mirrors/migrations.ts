@@ -14,6 +14,8 @@ import { userTypes, type UserRow } from '../users/user-row.js';
 import { findUserByName, findUsersByIds } from '../users/users.js';
 import { connectRemote, safeMessage, sealCredentials } from './remote-access.js';
 import { importSourceData, readSourceData, type SourceService } from './source-api.js';
+import type { RemoteAccess } from '../../git/remote.js';
+import { wikiName } from '../../git/store.js';
 
 /** Gitea's MigrateRepoOptions, as the route has checked its types. */
 export interface MigrateInput {
@@ -47,7 +49,7 @@ interface MigrationTaskRow {
   repo_id: number | null;
   repo_name: string;
   clone_addr: string;
-  options: { mirror: boolean; interval_seconds: number; service: string; labels?: boolean; releases?: boolean; milestones?: boolean; issues?: boolean };
+  options: { mirror: boolean; interval_seconds: number; service: string; labels?: boolean; releases?: boolean; milestones?: boolean; issues?: boolean; wiki?: boolean };
   credentials: string | null;
   status: 'queued' | 'running' | 'finished' | 'failed';
   message: string;
@@ -122,7 +124,7 @@ export async function startMigration(tx: Tx, ctx: RepoContext & Pick<Services, '
     `INSERT INTO migration_task (doer_id, owner_id, repo_id, repo_name, clone_addr, options, credentials)
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
     [doer.id, owner.id, repo.id, repo.name, address, {
-      mirror, interval_seconds: intervalSeconds, service: input.service ?? 'git',
+      mirror, interval_seconds: intervalSeconds, service: input.service ?? 'git', wiki: input.wiki ?? false,
       // Gitea reads no issue data for mirrors; Hearth reads labels, milestones, issues and releases of Gitea-speaking
       // sources (pull requests are not read: there is no pull request to write them into yet).
       ...Object.fromEntries((['labels', 'milestones', 'issues', 'releases'] as const).map((item) => [
@@ -140,6 +142,29 @@ async function settleDefaultBranch(tx: Tx, ctx: Pick<Services, 'git'>, repo: Rep
   const chosen = [remoteHead, repo.default_branch].find((name) => name && names.includes(name)) ?? names[0] ?? repo.default_branch;
   if (chosen !== repo.default_branch || names.length > 0) await ctx.git.open(repo).setHead(chosen);
   return chosen;
+}
+
+/** The source's wiki beside its clone address: `…/repo(.git)` → `…/repo.wiki.git`. */
+function wikiAddressOf(address: string): string {
+  if (!/^https?:/i.test(address)) return `${address.replace(/\/+$/, '').replace(/\.git$/i, '')}.wiki.git`;
+  const url = new URL(address);
+  url.pathname = `${url.pathname.replace(/\/+$/, '').replace(/\.git$/i, '')}.wiki.git`;
+  return url.toString();
+}
+
+/**
+ * Gitea's migration of the wiki (`wiki`): the source's wiki copied into the new repository's, with the same
+ * credentials and pinned address. A source without a wiki (or one git cannot read) leaves none, and the
+ * migration goes on, as in Gitea.
+ */
+async function cloneWiki(deps: Store & Services, repo: RepoRow, remote: RemoteAccess): Promise<void> {
+  try {
+    await deps.git.initWiki(repo);
+    await deps.git.openWiki(repo).fetchMirror({ ...remote, url: wikiAddressOf(remote.url) }, true, cloneTimeoutMs);
+  } catch (error) {
+    deps.log.warn({ repo: `${repo.owner_name}/${repo.name}`, reason: safeMessage(error, [remote.credentials?.password]) }, 'the wiki of a migration source could not be copied');
+    await deps.git.remove(repo.owner_name, wikiName(repo.name));
+  }
 }
 
 /**
@@ -167,6 +192,7 @@ export async function runMigration(deps: Store & Services, taskId: number): Prom
     const remoteHead = await repoGit.readRemoteHeadBranch(remote, cloneTimeoutMs);
     await repoGit.fetchMirror(remote, true, cloneTimeoutMs);
     const refs = await repoGit.readMirrorRefs();
+    if (task.options.wiki) await cloneWiki(deps, repo, remote);
     const { options } = task;
     const sourceData = isApiService(options.service)
       ? await readSourceData(remote, options.service, {
