@@ -21,13 +21,10 @@ const wikiPageBody = z.object({
   message: text(limits.text).optional(),
 });
 
-/** Gitea reads `page` and `limit` with FormInt: anything that is not a number counts as not given. */
-const formInt = z.string().optional().transform((value) => {
-  const parsed = Number.parseInt(value ?? '', 10);
-  return Number.isSafeInteger(parsed) ? parsed : 0;
-});
-const pagesQuery = z.object({ page: formInt, limit: formInt });
-const revisionsQuery = z.object({ page: formInt });
+/** `page` and `limit` as Gitea's wiki handlers read them: below 1 (or not given) means the default. */
+const pageNumber = z.coerce.number().int().min(-2147483648).max(2147483647).optional();
+const pagesQuery = z.object({ page: pageNumber, limit: pageNumber });
+const revisionsQuery = z.object({ page: pageNumber });
 
 /**
  * Gitea's mustEnableWiki (404 unless the caller may read the repository's own wiki) and, for changes,
@@ -109,8 +106,9 @@ export const wikiRoutes = [
     handle: async ({ deps, repo, query }) => {
       await requireWiki(deps, repo);
       // Gitea's own reading: a limit of 1 or less is the default, and there is no maximum
-      const page = Math.max(query.page, 1);
-      const limit = query.limit <= 1 ? defaultPageSize : query.limit;
+      const page = Math.max(query.page ?? 0, 1);
+      const asked = query.limit ?? 0;
+      const limit = asked <= 1 ? defaultPageSize : asked;
       const { pages, total } = await listWikiPages(deps, repo.repo, page, limit);
       return { status: 200, body: pages.map((p) => renderWikiPageMeta(p, repoHtml(deps, repo))), headers: { 'X-Total-Count': String(total) } };
     },
@@ -121,7 +119,7 @@ export const wikiRoutes = [
     scope: 'read:repository', repo: {}, query: revisionsQuery, responses: { 200: 'WikiCommitList' },
     handle: async ({ deps, repo, query, req }) => {
       await requireWiki(deps, repo);
-      const { commits, count } = await listWikiRevisions(deps, repo.repo, requestedPage(req), Math.max(query.page, 1));
+      const { commits, count } = await listWikiRevisions(deps, repo.repo, requestedPage(req), Math.max(query.page ?? 0, 1));
       return { status: 200, body: renderWikiCommitList(commits, count), headers: { 'X-Total-Count': String(count) } };
     },
   }),
