@@ -174,9 +174,20 @@ async function commitWikiChange(tx: Tx, ctx: WikiContext, repo: RepoRow, doer: U
   });
 }
 
+/** Whether git takes the page's file (no `.git` component, no empty one): other names name no page that could exist. */
+function isUsableFileName(webPath: WebPath): boolean {
+  return !webPathToGitPath(webPath).split('/').some((part) => part === '' || part === '.' || part === '..' || part.toLowerCase() === '.git');
+}
+
+function assertFileName(webPath: WebPath): void {
+  if (!isUsableFileName(webPath)) throw badRequest(`wiki page name is not a usable file name: ${webPath}`);
+}
+
+/** A new page's name: not one Gitea reserves, and a usable file name. */
 function assertUsableName(webPath: WebPath): void {
   const reserved = reservedSegment(webPath);
   if (reserved !== null) throw badRequest(`wiki title is reserved: ${reserved}`);
+  assertFileName(webPath);
 }
 
 /** Gitea's AddWikiPage: a new page (the first one creates the wiki); a page of that name already there is a 400. */
@@ -206,6 +217,7 @@ export async function editWikiPage(
   tx: Tx, ctx: WikiContext, repo: RepoRow, doer: UserRow, oldPath: WebPath, title: string, content: Buffer, message: string,
 ): Promise<WebPath> {
   const newPath = title.trim() ? titleToWebPath(title) : oldPath;
+  assertFileName(oldPath);
   assertUsableName(newPath);
   const comment = message || `Update ${quoted(newPath)}`;
   await commitWikiChange(tx, ctx, repo, doer, {
@@ -225,6 +237,7 @@ export async function editWikiPage(
 
 /** Gitea's DeleteWikiPage: the page's file goes in a commit of its own; a page that does not exist is a 404. */
 export async function deleteWikiPage(tx: Tx, ctx: WikiContext, repo: RepoRow, doer: UserRow, webPath: WebPath): Promise<void> {
+  if (!isUsableFileName(webPath)) throw notFound(`wiki page ${webPath} does not exist`);
   await commitWikiChange(tx, ctx, repo, doer, {
     creates: false,
     message: `Delete page ${quoted(webPath)}`,
