@@ -11,8 +11,8 @@ import type { UserRow } from '../users/user-row.js';
 
 // What a migration with `service` gitea, forgejo or gogs reads through the source's own API (Gitea's v1 API, which
 // Hearth speaks too, and Gogs' older dialect of it): labels, milestones, issues with their comments, and releases.
-// Requests go to the address git was pinned to, with the same credentials (basic; a token is the password of
-// `oauth2`), and time out. Pull requests are not read: Hearth has no pull requests to write them into yet.
+// Requests go to the address git was pinned to, with the same credentials (a token alone as a token, otherwise
+// basic), and time out. Pull requests are not read: Hearth has no pull requests to write them into yet.
 
 const apiTimeoutMs = 30_000;
 const pageSize = 50;
@@ -111,9 +111,10 @@ class SourceApi {
         },
       },
     });
-    if (remote.credentials) {
-      this.headers.Authorization = `Basic ${Buffer.from(`${remote.credentials.username}:${remote.credentials.password}`).toString('base64')}`;
-    }
+    const credentials = remote.credentials;
+    // An `auth_token` alone (stored as the password of `oauth2`) goes as a token, as Gitea's downloaders send it.
+    if (credentials?.username === 'oauth2') this.headers.Authorization = `token ${credentials.password}`;
+    else if (credentials) this.headers.Authorization = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
   }
 
   /**
