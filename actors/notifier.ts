@@ -19,7 +19,7 @@ import { loadReleaseView } from '../db/views/releases.js';
 import { formatPayload } from '../api/render/hook-formats/index.js';
 import {
   renderCreatePayload, renderDeletePayload, renderForkPayload, renderPushPayload, renderReleasePayload, renderRepositoryPayload,
-  refShortName, type HookPayload,
+  refShortName, type HookPayload, renderWikiPayload,
 } from '../api/render/hook-payloads.js';
 import type { Actor, ActorDeps } from './actor.js';
 
@@ -76,6 +76,17 @@ function releaseFanout(action: 'published' | 'updated' | 'deleted'): Fanout<'rel
       const view = await repoViewWithMode(db, repo, await accessLevel(db, doer, repo));
       const release = await loadReleaseView(db, row);
       return [{ payload: { type: 'release', body: renderReleasePayload(action, release, view, doer, config) }, repo, branch: null }];
+    },
+  };
+}
+
+/** Gitea's webhook notifier sends wiki changes to the repository's hooks listening to `wiki`. */
+function wikiFanout(action: 'created' | 'edited' | 'deleted'): Fanout<'wiki.created' | 'wiki.edited' | 'wiki.deleted'> {
+  return {
+    async hooks({ repo, doer, payload }, { db, config }) {
+      if (!repo || !doer) return [];
+      const view = await repoViewWithMode(db, repo, accessModes.owner);
+      return [{ payload: { type: 'wiki', body: renderWikiPayload(action, payload.page, payload.comment, view, doer, config) }, repo, branch: null }];
     },
   };
 }
@@ -201,6 +212,10 @@ const fanouts: { [K in EventKind]: Fanout<K> } = {
   'comment.created': issueEvent<'comment.created'>({ commentId: (p) => p.comment_id, mail: 'commented' }),
   'comment.edited': issueEvent(),
   'comment.deleted': issueEvent(),
+
+  'wiki.created': wikiFanout('created'),
+  'wiki.edited': wikiFanout('edited'),
+  'wiki.deleted': wikiFanout('deleted'),
 
   'organization.created': none,
   'organization.deleted': none,

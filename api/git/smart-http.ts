@@ -8,7 +8,7 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import { inTx } from '../../db/data-source.js';
 import { forbidden, HttpError, notFound, unauthorized, unsupportedMediaType } from '../../db/errors.js';
 import { gitEnv, runGit } from '../../db/git/run.js';
-import { accessModeOf } from '../../db/models/access.js';
+import { accessModeOf, wikiModeOf } from '../../db/models/access.js';
 import { judgePush, type RefUpdate } from '../../db/models/code/branch-protection.js';
 import { recordRefUpdates } from '../../db/models/code/ref-updates.js';
 import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repos/repo-row.js';
@@ -31,6 +31,8 @@ interface Target {
   dir: string;
   user: UserRow | null;
   mode: AccessMode;
+  /** The repository's wiki (`{repo}.wiki.git`) rather than the repository. */
+  wiki: boolean;
 }
 
 /** The most a push's command list may weigh before its pack (about 50,000 ref updates). */
@@ -86,6 +88,13 @@ export function gitSmartHttp(deps: Deps): Router {
   router.post('/:owner/:repo/git-receive-pack', handle(async (req, res) => {
     const target = await resolveTarget(deps, req, res, 'receive-pack');
     const body = requestBody(req, 'receive-pack');
+    if (target.wiki) {
+      // A wiki has no branch records, protection or branch sync: git takes the push as it comes.
+      res.status(200).set(noCache).type('application/x-git-receive-pack-result');
+      await runStreaming(deps, { args: ['receive-pack', '--stateless-rpc', target.dir], dir: target.dir, env: {} }, body, res);
+      res.end();
+      return;
+    }
     const { head, request } = await readCommandList(body, commandListLimit);
     const pusher = doerOf(res.locals.caller as Caller);
     const verdict = await judgePush(deps.db, target.repo, pusher, target.mode, request.commands);
@@ -149,9 +158,13 @@ async function resolveTarget(deps: Deps, req: Request, res: Response, service: S
     throw forbidden(`token does not have at least one of required scope(s): [${scope}]`);
   }
   const owner = String(req.params.owner);
-  const name = String(req.params.repo).replace(/\.git$/i, '');
+  const asked = String(req.params.repo).replace(/\.git$/i, '');
+  // Repository names never end in `.wiki`: such a name is the wiki of the repository before it.
+  const wiki = /\.wiki$/i.test(asked);
+  const name = wiki ? asked.slice(0, -'.wiki'.length) : asked;
   const repo = isLookupName(owner) && isLookupName(name) ? ((await findRepo(deps.db, owner, name)) ?? (await findRedirect(deps.db, owner, name))) : null;
-  const mode = repo ? await accessModeOf(deps.db, caller.user, repo, 'repo.code') : accessModes.none;
+  const repoMode = repo ? await accessModeOf(deps.db, caller.user, repo, wiki ? undefined : 'repo.code') : accessModes.none;
+  const mode = repo && wiki ? await wikiModeOf(deps.db, caller.user, repo, repoMode) : repoMode;
   if (!repo || mode < accessModes.read) {
     if (!caller.user) throw unauthorized('authentication required');
     throw notFound();
@@ -163,9 +176,20 @@ async function resolveTarget(deps: Deps, req: Request, res: Response, service: S
     if (repo.is_mirror) throw forbidden('mirror repository is read-only');
     if (repo.status !== 0) throw forbidden('repository is being migrated');
   }
-  const dir = deps.git.pathOf(repo.owner_name, repo.name);
+  if (wiki && service === 'receive-pack') await createWikiOnFirstPush(deps, repo);
+  const dir = wiki ? deps.git.openWiki(repo).dir : deps.git.pathOf(repo.owner_name, repo.name);
   if (!existsSync(dir)) throw notFound();
-  return { repo, dir, user: caller.user, mode };
+  return { repo, dir, user: caller.user, mode, wiki };
+}
+
+/** A wiki that was never written is created by the first push to it, as by its first page. */
+async function createWikiOnFirstPush(deps: Deps, repo: RepoRow): Promise<void> {
+  try {
+    await deps.git.initWiki(repo);
+  } catch (error) {
+    // two first pushes at once: the other one created it
+    if (!deps.git.wikiExists(repo)) throw error;
+  }
 }
 
 /** The request body, unzipped when the client compressed it (git does for large fetch negotiations). */

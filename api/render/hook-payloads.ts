@@ -57,6 +57,14 @@ export interface ApiReleasePayload {
   sender: ApiUser;
 }
 
+export interface ApiWikiPayload {
+  action: 'created' | 'edited' | 'deleted';
+  repository: ApiRepository;
+  sender: ApiUser;
+  page: string;
+  comment: string;
+}
+
 /** Every payload Hearth sends, tagged with its webhook event type; formatters for other hook types read them. */
 export type HookPayload =
   | { type: 'push'; body: ApiPushPayload }
@@ -64,7 +72,8 @@ export type HookPayload =
   | { type: 'delete'; body: ApiDeletePayload }
   | { type: 'fork'; body: ApiForkPayload }
   | { type: 'repository'; body: ApiRepositoryPayload }
-  | { type: 'release'; body: ApiReleasePayload };
+  | { type: 'release'; body: ApiReleasePayload }
+  | { type: 'wiki'; body: ApiWikiPayload };
 
 /** The webhook event type of a payload, checked against Gitea's list at compile time. */
 export type PayloadEventType = HookPayload['type'] & HookEventType;
@@ -143,6 +152,13 @@ export function renderReleasePayload(
     repository: renderRepository(repo, null, ctx),
     sender: user(doer, ctx),
   };
+}
+
+/** Gitea's WikiPayload: the page's web path, the commit message as the comment, the repository with owner permissions. */
+export function renderWikiPayload(
+  action: 'created' | 'edited' | 'deleted', page: string, comment: string, repo: RepoView, doer: UserRow, ctx: RenderContext,
+): ApiWikiPayload {
+  return { action, repository: renderRepository(repo, null, ctx), sender: user(doer, ctx), page, comment };
 }
 
 /**

@@ -58,6 +58,7 @@ import { notificationRoutes } from './notifications/notifications.js';
 import { actionsSecretRoutes } from './actions/secrets.js';
 import { actionsVariableRoutes } from './actions/variables.js';
 import { runnerTokenRoutes } from './actions/runner-tokens.js';
+import { wikiRoutes } from './wiki/wiki.js';
 
 /** Every /api/v1 route, in one table. An area adds its list here. */
 export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes, ...releaseRoutes, ...releaseAssetRoutes, ...commitStatusRoutes,
@@ -68,4 +69,7 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes, ...mirrorRoutes, ...packageRoutes,
   ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes, ...timelineRoutes, ...pinRoutes, ...issueTemplateRoutes, ...issueSearchRoutes,
   ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes,
-  ...hookRoutes, ...notificationRoutes, ...actionsSecretRoutes, ...actionsVariableRoutes, ...runnerTokenRoutes];
+  ...hookRoutes, ...notificationRoutes,
+  ...actionsSecretRoutes, ...actionsVariableRoutes, ...runnerTokenRoutes,
+  ...wikiRoutes,
+];

@@ -108,6 +108,11 @@ const payloads = {
   'issue.dependency_added': z.strictObject({ ...issueFacts, dependency_id: id, dependency_repo_id: id }),
   'issue.dependency_removed': z.strictObject({ ...issueFacts, dependency_id: id, dependency_repo_id: id }),
 
+  // A wiki page by its web path (Gitea's sub_url), with the commit message (none for a deletion).
+  'wiki.created': z.strictObject({ page: z.string().min(1), comment: z.string() }),
+  'wiki.edited': z.strictObject({ page: z.string().min(1), comment: z.string() }),
+  'wiki.deleted': z.strictObject({ page: z.string().min(1), comment: z.string() }),
+
   'organization.created': z.strictObject({ org_id: id, name, owner_id: id }),
   'organization.deleted': z.strictObject({ org_id: id, name }),
   'organization.member_removed': z.strictObject({ org_id: id, user_id: id }),

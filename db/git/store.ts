@@ -7,6 +7,12 @@ import { readObjectFormat } from './refs.js';
 import { GitRepo } from './repo.js';
 import { gitOk } from './run.js';
 
+/** The one branch of a wiki, as Gitea names it. */
+export const wikiBranch = 'master';
+
+/** The name the wiki of repository `name` has on disk, beside it: `<name>.wiki` (`<name>.wiki.git`). */
+export const wikiName = (name: string): string => `${name}.wiki`;
+
 /** What locates a repository on disk: its row (or anything shaped like it). */
 export interface RepoLocation {
   owner_name: string;
@@ -56,6 +62,23 @@ export class GitStore {
     await gitOk(['config', 'uploadpack.allowFilter', 'true'], { cwd: dir });
     await gitOk(['config', 'uploadpack.allowAnySHA1InWant', 'true'], { cwd: dir });
     return dir;
+  }
+
+  /** A repository's wiki: the bare repository `<repo>.wiki.git` beside it, in the repository's object format. */
+  openWiki(repo: RepoLocation): GitRepo {
+    return new GitRepo(this.pathOf(repo.owner_name, wikiName(repo.name)), repo.object_format_name as ObjectFormat, this.commits);
+  }
+
+  wikiExists(repo: RepoLocation): boolean {
+    return this.exists(repo.owner_name, wikiName(repo.name));
+  }
+
+  /** Creates the wiki repository (HEAD on `master`, as Gitea's wikis are); answers false when it existed already. */
+  async initWiki(repo: RepoLocation): Promise<boolean> {
+    if (this.wikiExists(repo)) return false;
+    const format = repo.object_format_name === 'sha256' ? 'sha256' : 'sha1';
+    await this.init(repo.owner_name, wikiName(repo.name), wikiBranch, format);
+    return true;
   }
 
   async remove(owner: string, repo: string): Promise<void> {

@@ -44,6 +44,15 @@ function withRepoMode(unitMode: AccessMode, repoMode: AccessMode): AccessMode {
 }
 
 /**
+ * The user's mode in the repository's own wiki (Gitea's UnitAccessMode(TypeWiki)): none while the wiki unit is off or
+ * points at an external wiki, whoever asks, administrators included.
+ */
+export async function wikiModeOf(db: Queryable, user: UserRow | null, repo: RepoRow, repoMode: AccessMode): Promise<AccessMode> {
+  if (!isUnitEnabled(repo, 'repo.wiki') || repo.external_wiki) return accessModes.none;
+  return unitModeOf(db, user, repo, 'repo.wiki', repoMode);
+}
+
+/**
  * Who may add or remove the teams of an organization's repository (Gitea's reqRepoAdmin + the organization's
  * RepoAdminChangeTeamAccess): owners and site administrators always, repository administrators when the organization allows it.
  */

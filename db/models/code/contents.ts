@@ -192,7 +192,7 @@ interface Placement {
 }
 
 /** The git identity Gitea gives a user: full name (or login), and the no-reply address when the email is private. */
-function identityOf(user: UserRow, rootUrl: string): { name: string; email: string } {
+export function identityOf(user: UserRow, rootUrl: string): { name: string; email: string } {
   const email = user.keep_email_private ? `${user.lower_name}@noreply.${new URL(rootUrl).hostname}` : user.email;
   return { name: user.full_name || user.name, email };
 }

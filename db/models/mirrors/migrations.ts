@@ -13,7 +13,9 @@ import type { RepoRow } from '../repos/repo-row.js';
 import { userTypes, type UserRow } from '../users/user-row.js';
 import { findUserByName, findUsersByIds } from '../users/users.js';
 import { connectRemote, safeMessage, sealCredentials } from './remote-access.js';
-import { importSourceData, readSourceData } from './source-api.js';
+import { importSourceData, readSourceData, type SourceService } from './source-api.js';
+import type { RemoteAccess } from '../../git/remote.js';
+import { wikiName } from '../../git/store.js';
 
 /** Gitea's MigrateRepoOptions, as the route has checked its types. */
 export interface MigrateInput {
@@ -47,14 +49,15 @@ interface MigrationTaskRow {
   repo_id: number | null;
   repo_name: string;
   clone_addr: string;
-  options: { mirror: boolean; interval_seconds: number; service: string; labels?: boolean; releases?: boolean };
+  options: { mirror: boolean; interval_seconds: number; service: string; labels?: boolean; releases?: boolean; milestones?: boolean; issues?: boolean; wiki?: boolean };
   credentials: string | null;
   status: 'queued' | 'running' | 'finished' | 'failed';
   message: string;
 }
 
-/** Sources whose API is Gitea's v1 API. */
-const apiServices = new Set(['gitea', 'forgejo']);
+/** Sources whose API is Gitea's v1 API (Gogs' is its ancestor). */
+const apiServices = new Set<string>(['gitea', 'forgejo', 'gogs'] satisfies SourceService[]);
+const isApiService = (service: string): service is SourceService => apiServices.has(service);
 
 /** A clone may take a while; Gitea allows migrations ten minutes per git command by default. */
 const cloneTimeoutMs = 10 * 60_000;
@@ -121,10 +124,12 @@ export async function startMigration(tx: Tx, ctx: RepoContext & Pick<Services, '
     `INSERT INTO migration_task (doer_id, owner_id, repo_id, repo_name, clone_addr, options, credentials)
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
     [doer.id, owner.id, repo.id, repo.name, address, {
-      mirror, interval_seconds: intervalSeconds, service: input.service ?? 'git',
-      // Gitea reads no issue data for mirrors; Hearth reads labels and releases of Gitea-speaking sources.
-      labels: !mirror && apiServices.has(input.service ?? '') && (input.labels ?? false),
-      releases: !mirror && apiServices.has(input.service ?? '') && (input.releases ?? false),
+      mirror, interval_seconds: intervalSeconds, service: input.service ?? 'git', wiki: input.wiki ?? false,
+      // Gitea reads no issue data for mirrors; Hearth reads labels, milestones, issues and releases of Gitea-speaking
+      // sources (pull requests are not read: there is no pull request to write them into yet).
+      ...Object.fromEntries((['labels', 'milestones', 'issues', 'releases'] as const).map((item) => [
+        item, !mirror && isApiService(input.service ?? '') && (input[item] ?? false),
+      ])),
     }, sealed],
   );
   await enqueue(tx, 'migrate', { taskId: task.id });
@@ -137,6 +142,29 @@ async function settleDefaultBranch(tx: Tx, ctx: Pick<Services, 'git'>, repo: Rep
   const chosen = [remoteHead, repo.default_branch].find((name) => name && names.includes(name)) ?? names[0] ?? repo.default_branch;
   if (chosen !== repo.default_branch || names.length > 0) await ctx.git.open(repo).setHead(chosen);
   return chosen;
+}
+
+/** The source's wiki beside its clone address: `…/repo(.git)` → `…/repo.wiki.git`. */
+function wikiAddressOf(address: string): string {
+  if (!/^https?:/i.test(address)) return `${address.replace(/\/+$/, '').replace(/\.git$/i, '')}.wiki.git`;
+  const url = new URL(address);
+  url.pathname = `${url.pathname.replace(/\/+$/, '').replace(/\.git$/i, '')}.wiki.git`;
+  return url.toString();
+}
+
+/**
+ * Gitea's migration of the wiki (`wiki`): the source's wiki copied into the new repository's, with the same
+ * credentials and pinned address. A source without a wiki (or one git cannot read) leaves none, and the
+ * migration goes on, as in Gitea.
+ */
+async function cloneWiki(deps: Store & Services, repo: RepoRow, remote: RemoteAccess): Promise<void> {
+  try {
+    await deps.git.initWiki(repo);
+    await deps.git.openWiki(repo).fetchMirror({ ...remote, url: wikiAddressOf(remote.url) }, true, cloneTimeoutMs);
+  } catch (error) {
+    deps.log.warn({ repo: `${repo.owner_name}/${repo.name}`, reason: safeMessage(error, [remote.credentials?.password]) }, 'the wiki of a migration source could not be copied');
+    await deps.git.remove(repo.owner_name, wikiName(repo.name));
+  }
 }
 
 /**
@@ -164,13 +192,20 @@ export async function runMigration(deps: Store & Services, taskId: number): Prom
     const remoteHead = await repoGit.readRemoteHeadBranch(remote, cloneTimeoutMs);
     await repoGit.fetchMirror(remote, true, cloneTimeoutMs);
     const refs = await repoGit.readMirrorRefs();
-    const sourceData = await readSourceData(remote, { labels: task.options.labels ?? false, releases: task.options.releases ?? false });
+    if (task.options.wiki) await cloneWiki(deps, repo, remote);
+    const { options } = task;
+    const sourceData = isApiService(options.service)
+      ? await readSourceData(remote, options.service, {
+        labels: options.labels ?? false, milestones: options.milestones ?? false, issues: options.issues ?? false, releases: options.releases ?? false,
+      })
+      : null;
     await inTx(deps, async (tx) => {
       const [locked] = await tx.query<RepoRow>('SELECT * FROM repository WHERE id = $1 FOR UPDATE', [repo.id]);
       if (!locked) throw new Error('the repository was deleted during its migration');
       const branches = await syncAllBranches(tx, repoGit, repo.id, task.doer_id);
       await syncAllTags(tx, repoGit, repo.id, task.doer_id);
-      await importSourceData(tx, repo.id, task.doer_id, sourceData);
+      const doer = (await findUsersByIds(tx, [task.doer_id])).get(task.doer_id);
+      if (sourceData && doer) await importSourceData(tx, locked, doer, sourceData);
       const defaultBranch = await settleDefaultBranch(tx, deps, locked, remoteHead);
       await tx.query('UPDATE repository SET status = 0, is_empty = $2, default_branch = $3, updated = now() WHERE id = $1', [repo.id, branches === 0, defaultBranch]);
       if (task.options.mirror) {

@@ -2,14 +2,22 @@ import { Agent, fetch } from 'undici';
 import { z } from 'zod';
 import type { Tx } from '../../data-source.js';
 import type { RemoteAccess } from '../../git/remote.js';
-import { createLabel } from '../orgs/labels.js';
+import { createComment } from '../issues/comments.js';
+import { createIssue, setIssueClosed } from '../issues/issues.js';
+import { createMilestone } from '../issues/milestones.js';
+import { createLabel, type LabelRow } from '../orgs/labels.js';
+import type { RepoRow } from '../repos/repo-row.js';
+import type { UserRow } from '../users/user-row.js';
 
-// What a migration with `service` gitea or forgejo reads through the source's own API (Gitea's v1 API, which
-// Hearth speaks too): labels and releases. Requests go to the address git was pinned to, with the same
-// credentials (basic), and time out. Issues, milestones and pull requests are not read (see the report).
+// What a migration with `service` gitea, forgejo or gogs reads through the source's own API (Gitea's v1 API, which
+// Hearth speaks too, and Gogs' older dialect of it): labels, milestones, issues with their comments, and releases.
+// Requests go to the address git was pinned to, with the same credentials (a token alone as a token, otherwise
+// basic), and time out. Pull requests are not read: Hearth has no pull requests to write them into yet.
 
 const apiTimeoutMs = 30_000;
 const pageSize = 50;
+/** No source list is read past this many pages (100,000 items of Gitea's). */
+const maxPages = 2_000;
 
 const sourceLabel = z.object({ name: z.string(), color: z.string(), description: z.string().optional(), exclusive: z.boolean().optional() });
 const sourceRelease = z.object({
@@ -22,13 +30,54 @@ const sourceRelease = z.object({
   published_at: z.string().nullish(),
   created_at: z.string().nullish(),
 });
+const sourceUser = z.object({ id: z.number().optional(), login: z.string().optional(), username: z.string().optional() }).nullish();
+const sourceMilestone = z.object({
+  title: z.string(),
+  description: z.string().nullish(),
+  state: z.string().optional(),
+  // Gitea's due_on, Gogs' deadline
+  due_on: z.string().nullish(),
+  deadline: z.string().nullish(),
+  created_at: z.string().nullish(),
+  closed_at: z.string().nullish(),
+});
+const sourceIssue = z.object({
+  number: z.number().int().positive(),
+  title: z.string(),
+  body: z.string().nullish(),
+  user: sourceUser,
+  state: z.string(),
+  labels: z.array(z.object({ name: z.string() })).nullish(),
+  milestone: z.object({ title: z.string() }).nullish(),
+  created_at: z.string().nullish(),
+  updated_at: z.string().nullish(),
+  closed_at: z.string().nullish(),
+  due_date: z.string().nullish(),
+  is_locked: z.boolean().optional(),
+  pull_request: z.unknown().optional(),
+});
+const sourceComment = z.object({ body: z.string().nullish(), user: sourceUser, created_at: z.string().nullish(), updated_at: z.string().nullish() });
 export type SourceLabel = z.infer<typeof sourceLabel>;
 export type SourceRelease = z.infer<typeof sourceRelease>;
+export type SourceMilestone = z.infer<typeof sourceMilestone>;
+export type SourceIssue = z.infer<typeof sourceIssue> & { comments: Array<z.infer<typeof sourceComment>> };
 
 export interface SourceData {
   labels: SourceLabel[];
+  milestones: SourceMilestone[];
+  issues: SourceIssue[];
   releases: SourceRelease[];
 }
+
+/** What a migration asked to read. */
+export interface SourceWanted {
+  labels: boolean;
+  milestones: boolean;
+  issues: boolean;
+  releases: boolean;
+}
+
+export type SourceService = 'gitea' | 'forgejo' | 'gogs';
 
 /** The source repository's API address from its clone address: `…/owner/repo(.git)` → `…/api/v1/repos/owner/repo`. */
 function apiBaseOf(cloneUrl: string): URL {
@@ -39,56 +88,157 @@ function apiBaseOf(cloneUrl: string): URL {
   return new URL(`${parts.join('/')}/api/v1/repos/${owner}/${repo}/`, url.origin);
 }
 
-/** Every page of a list endpoint of the source API, each item checked. */
-async function readList<T>(remote: RemoteAccess, base: URL, endpoint: string, schema: z.ZodType<T>): Promise<T[]> {
-  const pin = remote.pin;
-  const dispatcher = new Agent({
-    connect: {
-      timeout: apiTimeoutMs,
-      // Connect to the address the outbound check approved, whatever the name resolves to now.
-      lookup: (_host, options, callback) => {
-        const family = pin && pin.address.includes(':') ? 6 : 4;
-        if (!pin) return callback(new Error('no checked address to connect to'), '', 4);
-        if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: pin.address, family }]);
-        return callback(null, pin.address, family);
+/** The source API of one migration: its address, a connection pinned to the checked address, its credentials. */
+class SourceApi {
+  private readonly dispatcher: Agent;
+  private readonly headers: Record<string, string> = { Accept: 'application/json' };
+
+  constructor(
+    remote: RemoteAccess,
+    private readonly base: URL,
+    private readonly service: SourceService,
+  ) {
+    const pin = remote.pin;
+    this.dispatcher = new Agent({
+      connect: {
+        timeout: apiTimeoutMs,
+        // Connect to the address the outbound check approved, whatever the name resolves to now.
+        lookup: (_host, options, callback) => {
+          const family = pin && pin.address.includes(':') ? 6 : 4;
+          if (!pin) return callback(new Error('no checked address to connect to'), '', 4);
+          if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: pin.address, family }]);
+          return callback(null, pin.address, family);
+        },
       },
-    },
-  });
-  const headers: Record<string, string> = { Accept: 'application/json' };
-  if (remote.credentials) headers.Authorization = `Basic ${Buffer.from(`${remote.credentials.username}:${remote.credentials.password}`).toString('base64')}`;
-  const items: T[] = [];
-  try {
-    for (let page = 1; ; page++) {
-      const url = new URL(`${endpoint}?page=${page}&limit=${pageSize}`, base);
-      const response = await fetch(url, { headers, dispatcher, redirect: 'manual', signal: AbortSignal.timeout(apiTimeoutMs) });
-      if (!response.ok) throw new Error(`the source API answered ${response.status} for ${endpoint}`);
-      const batch = z.array(schema).parse(await response.json());
-      items.push(...batch);
-      if (batch.length < pageSize) return items;
-    }
-  } finally {
-    await dispatcher.close();
+    });
+    const credentials = remote.credentials;
+    // An `auth_token` alone (stored as the password of `oauth2`) goes as a token, as Gitea's downloaders send it.
+    if (credentials?.username === 'oauth2') this.headers.Authorization = `token ${credentials.password}`;
+    else if (credentials) this.headers.Authorization = `Basic ${Buffer.from(`${credentials.username}:${credentials.password}`).toString('base64')}`;
   }
+
+  /**
+   * Every page of a list endpoint, each item checked. Gitea pages by `limit`; Gogs pages issues by its own size and
+   * answers other lists whole whatever the page, so a page that repeats the previous one ends the list too.
+   */
+  async list<T>(endpoint: string, schema: z.ZodType<T>, query: Record<string, string> = {}): Promise<T[]> {
+    const items: T[] = [];
+    let previous = '';
+    for (let page = 1; page <= maxPages; page++) {
+      const url = new URL(endpoint, this.base);
+      for (const [name, value] of Object.entries({ ...query, page: String(page), limit: String(pageSize) })) url.searchParams.set(name, value);
+      const response = await fetch(url, { headers: this.headers, dispatcher: this.dispatcher, redirect: 'manual', signal: AbortSignal.timeout(apiTimeoutMs) });
+      if (!response.ok) throw new Error(`the source API answered ${response.status} for ${endpoint}`);
+      const raw = (await response.json()) as unknown;
+      const batch = z.array(schema).parse(raw);
+      const fingerprint = JSON.stringify(raw);
+      if (batch.length === 0 || fingerprint === previous) return items;
+      items.push(...batch);
+      if (this.service !== 'gogs' && batch.length < pageSize) return items;
+      previous = fingerprint;
+    }
+    throw new Error(`the source API lists more than ${maxPages} pages of ${endpoint}`);
+  }
+
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+}
+
+/** Issues without pull requests (Gitea's `type=issues`; Gogs lists open and closed issues apart). */
+async function readIssues(api: SourceApi, service: SourceService): Promise<SourceIssue[]> {
+  const listed = service === 'gogs'
+    ? [...(await api.list('issues', sourceIssue, { state: 'open' })), ...(await api.list('issues', sourceIssue, { state: 'closed' }))]
+    : await api.list('issues', sourceIssue, { state: 'all', type: 'issues' });
+  const issues = listed.filter((issue) => !issue.pull_request).sort((a, b) => a.number - b.number);
+  const withComments: SourceIssue[] = [];
+  for (const issue of issues) withComments.push({ ...issue, comments: await api.list(`issues/${issue.number}/comments`, sourceComment) });
+  return withComments;
 }
 
 /** Reads what was asked for; nothing is read for a local source. */
-export async function readSourceData(remote: RemoteAccess, wanted: { labels: boolean; releases: boolean }): Promise<SourceData> {
-  if (!remote.pin) return { labels: [], releases: [] };
-  const base = apiBaseOf(remote.url);
-  return {
-    labels: wanted.labels ? await readList(remote, base, 'labels', sourceLabel) : [],
-    releases: wanted.releases ? await readList(remote, base, 'releases', sourceRelease) : [],
-  };
+export async function readSourceData(remote: RemoteAccess, service: SourceService, wanted: SourceWanted): Promise<SourceData> {
+  const data: SourceData = { labels: [], milestones: [], issues: [], releases: [] };
+  if (!remote.pin) return data;
+  const api = new SourceApi(remote, apiBaseOf(remote.url), service);
+  try {
+    if (wanted.labels) data.labels = await api.list('labels', sourceLabel);
+    if (wanted.milestones) data.milestones = await api.list('milestones', sourceMilestone, { state: 'all' });
+    if (wanted.issues) data.issues = await readIssues(api, service);
+    if (wanted.releases) data.releases = await api.list('releases', sourceRelease);
+  } finally {
+    await api.close();
+  }
+  return data;
+}
+
+const dateOf = (text: string | null | undefined): Date | null => {
+  const date = text ? new Date(text) : null;
+  return date && !Number.isNaN(date.getTime()) ? date : null;
+};
+
+/** The source's account as Gitea's migrations keep it on what it wrote: its name and its id there. */
+const authorOf = (user: z.infer<typeof sourceUser>): { name: string; id: number } => ({ name: user?.login || user?.username || '', id: user?.id ?? 0 });
+
+/**
+ * Issues keep their numbers (pull requests leave their gaps), state, labels, milestone, dates and comments; what
+ * the source's users wrote is posted by the migrating user with the source's author kept as `original_author`,
+ * as Gitea's migrations do for users without a linked account.
+ */
+async function importIssues(tx: Tx, repo: RepoRow, doer: UserRow, issues: SourceIssue[], labels: Map<string, LabelRow>, milestones: Map<string, number>): Promise<void> {
+  for (const source of issues) {
+    // the next index allocated is the source's number
+    await tx.query(
+      `INSERT INTO issue_index (repo_id, max_index) VALUES ($1, $2) ON CONFLICT (repo_id) DO UPDATE SET max_index = EXCLUDED.max_index`,
+      [repo.id, source.number - 1],
+    );
+    const issue = await createIssue(tx, repo, doer, {
+      title: [...source.title].slice(0, 255).join('') || `#${source.number}`,
+      body: source.body ?? '',
+      deadline: dateOf(source.due_date),
+      milestoneId: source.milestone ? (milestones.get(source.milestone.title) ?? null) : null,
+      labels: (source.labels ?? []).map((l) => labels.get(l.name)).filter((l): l is LabelRow => l !== undefined),
+    });
+    for (const comment of source.comments) {
+      if (!comment.body?.trim()) continue;
+      const row = await createComment(tx, repo, issue, doer, comment.body, true);
+      const author = authorOf(comment.user);
+      await tx.query(
+        `UPDATE comment SET original_author = $2, original_author_id = $3, created = COALESCE($4, created), updated = COALESCE($5, $4, updated) WHERE id = $1`,
+        [row.id, author.name, author.id, dateOf(comment.created_at), dateOf(comment.updated_at)],
+      );
+    }
+    if (source.state === 'closed') await setIssueClosed(tx, repo, issue, doer, true);
+    const author = authorOf(source.user);
+    await tx.query(
+      `UPDATE issue SET original_author = $2, original_author_id = $3, is_locked = $4, created = COALESCE($5, created),
+         updated = COALESCE($6, $5, updated), closed_at = CASE WHEN is_closed THEN COALESCE($7, closed_at) END WHERE id = $1`,
+      [issue.id, author.name, author.id, source.is_locked ?? false, dateOf(source.created_at), dateOf(source.updated_at), dateOf(source.closed_at)],
+    );
+  }
 }
 
 /**
- * Writes the source's labels and releases into the new repository: a release replaces the tag release of its tag
- * (its title, notes, draft and pre-release state, date); published ones are counted.
+ * Writes what was read into the new repository with the model operations: labels, milestones, issues, then
+ * releases (a release replaces the tag release of its tag: its title, notes, draft and pre-release state, date).
  */
-export async function importSourceData(tx: Tx, repoId: number, publisherId: number, data: SourceData): Promise<void> {
+export async function importSourceData(tx: Tx, repo: RepoRow, doer: UserRow, data: SourceData): Promise<void> {
+  const labels = new Map<string, LabelRow>();
   for (const label of data.labels) {
-    await createLabel(tx, { repoId }, { name: label.name, color: label.color, description: label.description, exclusive: label.exclusive });
+    labels.set(label.name, await createLabel(tx, { repoId: repo.id }, { name: label.name, color: label.color, description: label.description, exclusive: label.exclusive }));
   }
+  const milestones = new Map<string, number>();
+  for (const milestone of data.milestones) {
+    const row = await createMilestone(tx, repo.id, {
+      title: milestone.title, description: milestone.description ?? '', due_on: dateOf(milestone.due_on ?? milestone.deadline) ?? undefined,
+      state: milestone.state === 'closed' ? 'closed' : 'open',
+    });
+    await tx.query('UPDATE milestone SET created = COALESCE($2, created), closed_at = CASE WHEN is_closed THEN COALESCE($3, closed_at) END WHERE id = $1', [
+      row.id, dateOf(milestone.created_at), dateOf(milestone.closed_at),
+    ]);
+    milestones.set(milestone.title, row.id);
+  }
+  await importIssues(tx, repo, doer, data.issues, labels, milestones);
   for (const release of data.releases) {
     await tx.query(
       `INSERT INTO release (repo_id, publisher_id, tag_name, lower_tag_name, target, title, note, is_draft, is_prerelease, is_tag, created)
@@ -96,7 +246,7 @@ export async function importSourceData(tx: Tx, repoId: number, publisherId: numb
        ON CONFLICT (repo_id, lower_tag_name) DO UPDATE SET title = EXCLUDED.title, note = EXCLUDED.note, target = EXCLUDED.target,
          is_draft = EXCLUDED.is_draft, is_prerelease = EXCLUDED.is_prerelease, is_tag = false, created = EXCLUDED.created, publisher_id = EXCLUDED.publisher_id`,
       [
-        repoId, publisherId, release.tag_name, release.tag_name.toLowerCase(), release.target_commitish ?? '', release.name ?? '', release.body ?? '',
+        repo.id, doer.id, release.tag_name, release.tag_name.toLowerCase(), release.target_commitish ?? '', release.name ?? '', release.body ?? '',
         release.draft ?? false, release.prerelease ?? false, release.published_at || release.created_at || null,
       ],
     );
@@ -104,7 +254,7 @@ export async function importSourceData(tx: Tx, repoId: number, publisherId: numb
   if (data.releases.length > 0) {
     await tx.query(
       'UPDATE repository SET num_releases = (SELECT count(*) FROM release WHERE repo_id = $1 AND NOT is_tag AND NOT is_draft) WHERE id = $1',
-      [repoId],
+      [repo.id],
     );
   }
 }

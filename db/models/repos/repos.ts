@@ -5,7 +5,7 @@ import { emit } from '../../events/emit.js';
 import { selectPage, updateRow, type PageWindow, type RowChanges } from '../../sql.js';
 import type { BlobStore } from '../../blob-store.js';
 import type { GitRepo, NewTreeEntry } from '../../git/repo.js';
-import type { GitStore } from '../../git/store.js';
+import { wikiName, type GitStore } from '../../git/store.js';
 import { grantedAccessCondition, readableReposCondition } from '../access.js';
 import { createLabel } from '../orgs/labels.js';
 import { combineGitignores, fillLicense, findLabelTemplate, findLicense, readmeNames, renderReadme } from './repo-templates-data/index.js';
@@ -238,6 +238,7 @@ export async function deleteRepository(tx: Tx, ctx: RepoContext, repo: RepoRow, 
   await emit(tx, { kind: 'repository.deleted', repoId: repo.id, doerId: doer.id, payload: { owner_id: repo.owner_id, owner: repo.owner_name, name: repo.name }, snapshot: { repository: repo } });
   tx.afterCommit(async () => {
     await ctx.git.remove(repo.owner_name, repo.name);
+    await ctx.git.remove(repo.owner_name, wikiName(repo.name));
     for (const { uuid } of attachments) await ctx.blobs.delete(uuid);
   });
 }
@@ -265,6 +266,10 @@ export async function renameRepository(tx: Tx, ctx: RepoContext, repo: RepoRow, 
     );
     await ctx.git.move(repo.owner_name, repo.name, repo.owner_name, newName);
     tx.onRollback(() => ctx.git.move(repo.owner_name, newName, repo.owner_name, repo.name));
+    if (ctx.git.exists(repo.owner_name, wikiName(repo.name))) {
+      await ctx.git.move(repo.owner_name, wikiName(repo.name), repo.owner_name, wikiName(newName));
+      tx.onRollback(() => ctx.git.move(repo.owner_name, wikiName(newName), repo.owner_name, wikiName(repo.name)));
+    }
   }
   await emit(tx, { kind: 'repository.renamed', repoId: repo.id, doerId: doer.id, payload: { previous: { name: repo.name }, name: newName } });
   return renamed;

@@ -1,0 +1,47 @@
+import test from 'ava';
+import { build } from '../helpers/build.js';
+import { startHearth } from '../helpers/hearth.js';
+
+const b64 = (text: string): string => Buffer.from(text).toString('base64');
+
+test('the wiki unit gates every operation; writing needs write access to the wiki; an archived repository refuses changes', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const bob = await hearth.createUser('bob');
+  const carol = await hearth.createUser('carol');
+  await build.repo(hearth, alice, { name: 'tool', autoInit: true });
+  await build.repo(hearth, alice, { name: 'hidden', private: true, autoInit: true });
+  const api = '/repos/alice/tool/wiki';
+  t.is((await hearth.call('POST', `${api}/new`, { auth: alice.bearer, body: { title: 'Home', content_base64: b64('hi') } })).status, 201);
+  t.is((await hearth.call('PUT', '/repos/alice/tool/collaborators/bob', { auth: alice.bearer, body: { permission: 'read' } })).status, 204);
+
+  // Readers read; they and strangers may not write; nobody anonymous.
+  t.is((await hearth.call('GET', `${api}/page/Home`)).status, 200);
+  t.is((await hearth.call('GET', `${api}/page/Home`, { auth: bob.bearer })).status, 200);
+  t.is((await hearth.call('POST', `${api}/new`, { body: { title: 'X', content_base64: '' } })).status, 401);
+  for (const who of [bob, carol]) {
+    t.is((await hearth.call('POST', `${api}/new`, { auth: who.bearer, body: { title: 'X', content_base64: '' } })).status, 403);
+    t.is((await hearth.call('PATCH', `${api}/page/Home`, { auth: who.bearer, body: { content_base64: '' } })).status, 403);
+    t.is((await hearth.call('DELETE', `${api}/page/Home`, { auth: who.bearer })).status, 403);
+  }
+  t.is((await hearth.call('GET', '/repos/alice/hidden/wiki/pages', { auth: carol.bearer })).status, 404);
+  t.is((await hearth.call('PUT', '/repos/alice/tool/collaborators/bob', { auth: alice.bearer, body: { permission: 'write' } })).status, 204);
+  t.is((await hearth.call('POST', `${api}/new`, { auth: bob.bearer, body: { title: 'By Bob', content_base64: b64('b') } })).status, 201);
+
+  // A wiki switched off (or pointed elsewhere) is not there, for its owner too.
+  const off = await hearth.call('PATCH', '/repos/alice/tool', { auth: alice.bearer, body: { has_wiki: false } });
+  t.is(off.status, 200);
+  for (const [method, path] of [['GET', '/pages'], ['GET', '/page/Home'], ['GET', '/revisions/Home'], ['DELETE', '/page/Home'], ['PATCH', '/page/Home'], ['POST', '/new']]) {
+    t.is((await hearth.call(method, `${api}${path}`, { auth: alice.bearer, body: method === 'GET' || method === 'DELETE' ? undefined : { title: 'Y', content_base64: '' } })).status, 404, `${method} ${path}`);
+  }
+  await hearth.call('PATCH', '/repos/alice/tool', { auth: alice.bearer, body: { has_wiki: true, external_wiki: { external_wiki_url: 'https://wiki.example.com/' } } });
+  t.is((await hearth.call('GET', `${api}/page/Home`, { auth: alice.bearer })).status, 404);
+  await hearth.call('PATCH', '/repos/alice/tool', { auth: alice.bearer, body: { has_wiki: true } });
+  t.is((await hearth.call('GET', `${api}/page/Home`, { auth: alice.bearer })).status, 200);
+
+  t.is((await hearth.call('PATCH', '/repos/alice/tool', { auth: alice.bearer, body: { archived: true } })).status, 200);
+  const archived = await hearth.call('POST', `${api}/new`, { auth: alice.bearer, body: { title: 'Late', content_base64: b64('l') } });
+  t.is(archived.status, 423);
+  t.is((await hearth.call('DELETE', `${api}/page/Home`, { auth: alice.bearer })).status, 423);
+  t.is((await hearth.call('GET', `${api}/page/Home`)).status, 200);
+});
