@@ -102,3 +102,30 @@ test('a hook that chose only issue_comment gets comments and no issue events; a 
     'comments:issue_comment:created', 'issues:issues:opened',
   ]);
 });
+
+test('a package published and deleted reaches its owner\'s package hooks as Gitea\'s PackagePayload', async (t) => {
+  const hearth = await startHearth(t, loopbackAllowed);
+  const receiver = await startReceiver(t);
+  const alice = await hearth.createUser('alice');
+  const bob = await hearth.createUser('bob');
+  await build.hook(hearth, { ownerId: alice.user.id }, { url: `${receiver.url}?alice`, events: ['package'] });
+  await build.hook(hearth, { ownerId: bob.user.id }, { url: `${receiver.url}?bob`, events: ['package'] });
+  await drain(hearth);
+  const put = await fetch(`${hearth.rootUrl}api/packages/alice/generic/tool/1.0.0/tool.bin`, { method: 'PUT', headers: { Authorization: alice.bearer }, body: 'bytes' });
+  t.is(put.status, 201);
+  await drain(hearth);
+  const listed = (await hearth.call('GET', '/packages/alice', { auth: alice.bearer })).body;
+  t.is(receiver.requests.length, 1);
+  const created = receiver.requests[0];
+  t.is(created.path, '/hook?alice');
+  t.is(typeAndAction(created), 'package/package:created');
+  t.deepEqual(Object.keys(created.json), ['action', 'repository', 'package', 'organization', 'sender']);
+  t.deepEqual(created.json.package, listed[0]);
+  t.like(created.json, { repository: null, organization: null, sender: { login: 'alice' } });
+
+  receiver.requests.length = 0;
+  t.is((await hearth.call('DELETE', '/packages/alice/generic/tool/1.0.0', { auth: alice.bearer })).status, 204);
+  await drain(hearth);
+  t.deepEqual(receiver.requests.map(typeAndAction), ['package/package:deleted']);
+  t.deepEqual(receiver.requests[0].json.package, listed[0]);
+});
