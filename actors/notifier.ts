@@ -247,13 +247,13 @@ async function loadEvent(db: Queryable, id: number): Promise<StoredEvent | null>
  * The fan-out of one hook payload: a task for each active hook of the repository, its owner and the system that
  * wants this event type and whose branch filter passes, in each hook's own format.
  */
-async function hookTasksFor(db: Queryable, event: StoredEvent, delivery: Delivery): Promise<NewHookTask[]> {
+async function hookTasksFor(db: Queryable, appUrl: string, event: StoredEvent, delivery: Delivery): Promise<NewHookTask[]> {
   const hooks = await activeHooksFor(db, delivery.repo, delivery.ownerId ?? null);
   const tasks: NewHookTask[] = [];
   for (const hook of hooks) {
     if (!hookWants(hook, delivery.payload.type)) continue;
     if (delivery.branch !== null && !branchPasses(hook.branch_filter, delivery.branch)) continue;
-    const body = formatPayload(hook, delivery.payload);
+    const body = formatPayload(hook, delivery.payload, appUrl);
     if (body === null) continue;
     tasks.push({ hookId: hook.id, eventId: event.id, repoId: delivery.repo?.id ?? null, eventType: delivery.payload.type, payload: body });
   }
@@ -272,7 +272,7 @@ export const notifier: Actor<'notify'> = {
     if (!event) return 'skipped';
     const fanout = fanouts[event.kind] as Fanout<EventKind>;
     const deliveries = await fanout.hooks(event, deps);
-    const tasks = (await Promise.all(deliveries.map((d) => hookTasksFor(deps.db, event, d)))).flat();
+    const tasks = (await Promise.all(deliveries.map((d) => hookTasksFor(deps.db, deps.config.rootUrl, event, d)))).flat();
     const notices = fanout.notification ? await noticesFor(deps, event, fanout.notification) : null;
     if (tasks.length === 0 && !notices) return 'skipped';
     await inTx(deps, async (tx) => {

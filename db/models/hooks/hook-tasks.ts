@@ -14,6 +14,8 @@ export interface DeliveryAttempt {
   /** A network error, a timeout or a refused address. */
   error: string | null;
   success: boolean;
+  /** The redirects followed before the response: status and target of each. */
+  redirects?: string[];
 }
 
 /** A row of `hook_task`: the payload for one hook, rendered once, and what became of its delivery. */
