@@ -366,6 +366,11 @@ async function main(): Promise<void> {
       events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1_000),
       hooks: Number(process.env.BENCH_WEBHOOK_HOOKS ?? 100),
     });
+    if (only === 'webhooks') {
+      printWebhooks(webhooks);
+      console.log(`written to ${path.relative(root, writeResults([], git, seconds, { webhooks }))}`);
+      return;
+    }
     // A worker runs the migration and sync jobs (branch syncs of the pushes above run in it too).
     const worker = spawn(process.execPath, ['--import', 'tsx', 'workers/worker.ts'], { cwd: root, env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(worker);
