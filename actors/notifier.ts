@@ -250,10 +250,14 @@ async function loadEvent(db: Queryable, id: number): Promise<StoredEvent | null>
 async function hookTasksFor(db: Queryable, appUrl: string, event: StoredEvent, delivery: Delivery): Promise<NewHookTask[]> {
   const hooks = await activeHooksFor(db, delivery.repo, delivery.ownerId ?? null);
   const tasks: NewHookTask[] = [];
+  // hooks of one type and settings get the same body: rendered once
+  const bodies = new Map<string, string | null>();
   for (const hook of hooks) {
     if (!hookWants(hook, delivery.payload.type)) continue;
     if (delivery.branch !== null && !branchPasses(hook.branch_filter, delivery.branch)) continue;
-    const body = formatPayload(hook, delivery.payload, appUrl);
+    const key = `${hook.type}:${JSON.stringify(hook.meta ?? {})}`;
+    if (!bodies.has(key)) bodies.set(key, formatPayload(hook, delivery.payload, appUrl));
+    const body = bodies.get(key)!;
     if (body === null) continue;
     tasks.push({ hookId: hook.id, eventId: event.id, repoId: delivery.repo?.id ?? null, eventType: delivery.payload.type, payload: body });
   }
