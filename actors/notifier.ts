@@ -1,5 +1,5 @@
 import { inTx, type Queryable } from '../db/data-source.js';
-import { parseEvent, type EventKind, type EventPayload } from '../db/events/catalogue.js';
+import { parseEvent, type EventKind, type EventPayload, type KindAndPayload } from '../db/events/catalogue.js';
 import { reviveSnapshot, type EventSnapshot } from '../db/events/snapshot.js';
 import { branchPasses, hookWants } from '../db/models/hooks/hook-events.js';
 import { insertHookTasks, queueDeliveries, type NewHookTask } from '../db/models/hooks/hook-tasks.js';
@@ -21,6 +21,10 @@ import {
   renderCreatePayload, renderDeletePayload, renderForkPayload, renderPushPayload, renderReleasePayload, renderRepositoryPayload,
   refShortName, type HookPayload, renderWikiPayload,
 } from '../api/render/hook-payloads.js';
+import { renderPackagePayload } from '../api/render/issue-hook-payloads.js';
+import { loadPackageViews } from '../db/views/packages.js';
+import { findPackageVersion } from '../db/models/packages/packages.js';
+import { issueHookPayload, type IssueHookKind } from './webhook/issue-payloads.js';
 import type { Actor, ActorDeps } from './actor.js';
 
 /** A stored domain event, typed by its kind. */
@@ -36,7 +40,9 @@ interface StoredEvent<K extends EventKind = EventKind> {
 /** One payload to deliver: the repository whose hooks (with its owner's and the system's) receive it, and the branch filters apply to. */
 interface Delivery {
   payload: HookPayload;
-  repo: RepoRow;
+  /** Null for an event of an owner (a package not linked to a repository): its owner's and the system's hooks. */
+  repo: RepoRow | null;
+  ownerId?: number;
   branch: string | null;
 }
 
@@ -60,8 +66,16 @@ interface Fanout<K extends EventKind> {
 
 const noHooks = async (): Promise<Delivery[]> => [];
 const none: Fanout<EventKind> = { hooks: noHooks };
-/** An issue event that reaches no webhook yet (its payloads are not built) and notifies as `rule` says. */
-const issueEvent = <K extends EventKind>(notification?: NotificationRule<K>): Fanout<K> => ({ hooks: noHooks, notification });
+/** An issue or comment event: its webhook payload as Gitea's notifier builds it, and notifications as `rule` says. */
+const issueEvent = <K extends IssueHookKind>(notification?: NotificationRule<K>): Fanout<K> => ({
+  async hooks({ kind, payload, repo, doer, snapshot }, { db, config }) {
+    if (!repo || !doer) return [];
+    const event = { kind, payload } as KindAndPayload<IssueHookKind>;
+    const hookPayload = await issueHookPayload(db, config, { event, repo, doer, snapshot });
+    return hookPayload ? [{ payload: hookPayload, repo, branch: null }] : [];
+  },
+  notification,
+});
 const zeroSha = /^0+$/;
 
 /** A release event renders the release as it is now, or as it was when it was deleted. */
@@ -104,8 +118,18 @@ const repositoryCreated: Fanout<'repository.created' | 'repository.migrated'> = 
  * fails the type check. Account and organization events reach no webhook (Gitea sends none for them).
  */
 const fanouts: { [K in EventKind]: Fanout<K> } = {
-  // The package payload is not built yet: a publish reaches no webhook.
-  package: none,
+  // Gitea's notifyPackage: the package's repository (when linked), its owner's and the system's hooks.
+  package: {
+    async hooks({ payload, doer, snapshot }, { db, config }) {
+      if (!doer) return [];
+      const rows = payload.action === 'deleted' ? snapshot.package : await findPackageVersion(db, payload.package_id, payload.version_id);
+      const owner = (await findUsersByIds(db, [payload.owner_id])).get(payload.owner_id);
+      if (!rows || !owner) return [];
+      const [view] = await loadPackageViews(db, owner, [rows]);
+      const repo = rows.pkg.repo_id ? await findRepoById(db, rows.pkg.repo_id) : null;
+      return [{ payload: { type: 'package', body: renderPackagePayload(payload.action, view, doer, config) }, repo, ownerId: owner.id, branch: null }];
+    },
+  },
   // Gitea sends no webhook for reactions and dependencies, and notifies nobody.
   'issue.reaction_added': none,
   'issue.reaction_removed': none,
@@ -248,15 +272,19 @@ async function loadEvent(db: Queryable, id: number): Promise<StoredEvent | null>
  * The fan-out of one hook payload: a task for each active hook of the repository, its owner and the system that
  * wants this event type and whose branch filter passes, in each hook's own format.
  */
-async function hookTasksFor(db: Queryable, event: StoredEvent, delivery: Delivery): Promise<NewHookTask[]> {
-  const hooks = await activeHooksFor(db, delivery.repo, null);
+async function hookTasksFor(db: Queryable, appUrl: string, event: StoredEvent, delivery: Delivery): Promise<NewHookTask[]> {
+  const hooks = await activeHooksFor(db, delivery.repo, delivery.ownerId ?? null);
   const tasks: NewHookTask[] = [];
+  // hooks of one type and settings get the same body: rendered once
+  const bodies = new Map<string, string | null>();
   for (const hook of hooks) {
     if (!hookWants(hook, delivery.payload.type)) continue;
     if (delivery.branch !== null && !branchPasses(hook.branch_filter, delivery.branch)) continue;
-    const body = formatPayload(hook, delivery.payload);
+    const key = `${hook.type}:${JSON.stringify(hook.meta ?? {})}`;
+    if (!bodies.has(key)) bodies.set(key, formatPayload(hook, delivery.payload, appUrl));
+    const body = bodies.get(key)!;
     if (body === null) continue;
-    tasks.push({ hookId: hook.id, eventId: event.id, repoId: delivery.repo.id, eventType: delivery.payload.type, payload: body });
+    tasks.push({ hookId: hook.id, eventId: event.id, repoId: delivery.repo?.id ?? null, eventType: delivery.payload.type, payload: body });
   }
   return tasks;
 }
@@ -273,7 +301,7 @@ export const notifier: Actor<'notify'> = {
     if (!event) return 'skipped';
     const fanout = fanouts[event.kind] as Fanout<EventKind>;
     const deliveries = await fanout.hooks(event, deps);
-    const tasks = (await Promise.all(deliveries.map((d) => hookTasksFor(deps.db, event, d)))).flat();
+    const tasks = (await Promise.all(deliveries.map((d) => hookTasksFor(deps.db, deps.config.rootUrl, event, d)))).flat();
     const notices = fanout.notification ? await noticesFor(deps, event, fanout.notification) : null;
     if (tasks.length === 0 && !notices) return 'skipped';
     await inTx(deps, async (tx) => {

@@ -1,10 +1,10 @@
-import { createHmac } from 'node:crypto';
-import { request } from 'undici';
+import { createHash, createHmac } from 'node:crypto';
+import { request, type Dispatcher } from 'undici';
 import { eventHeader } from '../db/models/hooks/hook-events.js';
 import { findHookTask, recordAttempt, type DeliveryAttempt, type HookTaskRow } from '../db/models/hooks/hook-tasks.js';
 import { findHookById, hookAuthorization, hookSecret, type WebhookRow } from '../db/models/hooks/webhooks.js';
 import type { Actor } from './actor.js';
-import { deliveryDispatchers, RefusedAddressError } from './webhook/agent.js';
+import { deliveryDispatchers, RefusedAddressError, type DeliveryDispatchers } from './webhook/agent.js';
 
 /** How much of a receiver's answer the delivery log keeps. */
 const responseExcerpt = 8 * 1024;
@@ -34,7 +34,68 @@ export function buildDeliveryRequest(hook: WebhookRow, task: HookTaskRow, secret
     'x-github-event-type': task.event_type,
   };
   if (authorization) headers.authorization = authorization;
-  return { method: hook.http_method || 'POST', url: hook.url, headers, body };
+  if (hook.type === 'matrix') return { method: 'PUT', url: `${hook.url}/${matrixTxnId(body)}`, headers, body };
+  return { method: hook.type === 'gitea' || hook.type === 'gogs' ? hook.http_method || 'POST' : 'POST', url: hook.url, headers, body };
+}
+
+/** Gitea's matrixPayloadSizeLimit. */
+const matrixPayloadLimit = 64 * 1024;
+
+/** Gitea's getMatrixTxnID: the body's SHA-1, so a repeated delivery is the same Matrix transaction. */
+function matrixTxnId(body: string): string {
+  const size = Buffer.byteLength(body);
+  if (size >= matrixPayloadLimit) throw new UndeliverableError(`getMatrixTxnID: payload size ${size} > ${matrixPayloadLimit}`);
+  return createHash('sha1').update(body).digest('hex');
+}
+
+/** A delivery that cannot succeed however often it is tried (a Matrix body too large, a redirect loop): recorded, not retried. */
+class UndeliverableError extends Error {}
+
+type DeliveryRequest = ReturnType<typeof buildDeliveryRequest>;
+
+/** Go's http.Client: at most 10 redirects. */
+const maxRedirects = 10;
+const redirectStatuses = new Set([301, 302, 303, 307, 308]);
+/** Headers Go's client drops when a redirect leaves the original host (and its subdomains). */
+const sensitiveHeaders = ['authorization', 'www-authenticate', 'cookie', 'cookie2'];
+
+const sameOrSubdomain = (initial: string, target: string): boolean => target === initial || target.endsWith(`.${initial}`);
+
+/**
+ * Sends the request and follows redirects as Gitea's webhook client (Go's http.Client) does: up to 10; 301, 302 and
+ * 303 turn the request into a bodiless GET, 307 and 308 repeat it; the Authorization header is dropped when a
+ * redirect leaves the original host. Every hop connects through the same dispatcher, so its target is checked
+ * against [webhook] ALLOWED_HOST_LIST after DNS resolution like the first request.
+ */
+async function send(req: DeliveryRequest, dispatchers: DeliveryDispatchers, signal: AbortSignal):
+Promise<{ response: Dispatcher.ResponseData; text: string; redirects: string[] }> {
+  let { method, url } = req;
+  let body: string | undefined = req.body;
+  const headers: Record<string, string> = { ...req.headers };
+  const initialHost = new URL(url).hostname;
+  const redirects: string[] = [];
+  for (let hop = 0; ; hop++) {
+    const target = new URL(url);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+      throw new UndeliverableError(`${method} "${url}": unsupported protocol scheme "${target.protocol.slice(0, -1)}"`);
+    }
+    const response = await request(url, { method: method as Dispatcher.HttpMethod, headers, body, dispatcher: dispatchers.forHost(target.hostname), signal });
+    const location = response.headers.location;
+    if (!redirectStatuses.has(response.statusCode) || typeof location !== 'string' || location === '') {
+      return { response, text: await response.body.text(), redirects };
+    }
+    await response.body.dump();
+    if (hop >= maxRedirects) throw new UndeliverableError(`${method} "${url}": stopped after ${maxRedirects} redirects`);
+    const next = new URL(location, url);
+    if (response.statusCode <= 303) {
+      if (method !== 'GET' && method !== 'HEAD') method = 'GET';
+      body = undefined;
+      delete headers['content-type'];
+    }
+    if (!sameOrSubdomain(initialHost, next.hostname)) for (const name of sensitiveHeaders) delete headers[name];
+    redirects.push(`${response.statusCode} ${next.href}`);
+    url = next.href;
+  }
 }
 
 /** What the delivery log shows of a request: the Authorization header stays out. */
@@ -59,8 +120,19 @@ export const webhookDelivery: Actor<'webhook-delivery'> = {
     if (!task || task.is_delivered) return 'skipped';
     const hook = await findHookById(db, task.hook_id);
     if (!hook) return 'skipped';
-    const req = buildDeliveryRequest(hook, task, hookSecret(config.security.secretKey, hook), hookAuthorization(config.security.secretKey, hook));
     const started = new Date();
+    let req: DeliveryRequest;
+    try {
+      req = buildDeliveryRequest(hook, task, hookSecret(config.security.secretKey, hook), hookAuthorization(config.security.secretKey, hook));
+    } catch (thrown) {
+      if (!(thrown instanceof UndeliverableError)) throw thrown;
+      const attempt: DeliveryAttempt = {
+        started: started.toISOString(), duration_ms: 0, request: { url: hook.url, method: 'PUT', headers: {}, body: task.payload },
+        response: null, error: `Delivery: ${thrown.message}`, success: false,
+      };
+      await recordAttempt(db, task.id, attempt, { final: true });
+      return 'skipped';
+    }
     const attempt: DeliveryAttempt = {
       started: started.toISOString(),
       duration_ms: 0,
@@ -69,22 +141,15 @@ export const webhookDelivery: Actor<'webhook-delivery'> = {
       error: null,
       success: false,
     };
-    const dispatcher = deliveryDispatchers(config).forHost(new URL(req.url).hostname);
     try {
-      const response = await request(req.url, {
-        method: req.method as 'POST',
-        headers: req.headers,
-        body: req.body,
-        dispatcher,
-        signal: AbortSignal.timeout(config.webhook.deliverTimeoutSeconds * 1000),
-      });
-      const text = await response.body.text();
+      const { response, text, redirects } = await send(req, deliveryDispatchers(config), AbortSignal.timeout(config.webhook.deliverTimeoutSeconds * 1000));
       attempt.duration_ms = Date.now() - started.getTime();
       attempt.response = {
         status: response.statusCode,
         headers: Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v ?? '')])),
         body: text.slice(0, responseExcerpt),
       };
+      if (redirects.length) attempt.redirects = redirects;
       attempt.success = response.statusCode >= 200 && response.statusCode < 300;
       await recordAttempt(db, task.id, attempt, { final: attempt.success || response.statusCode < 500 });
       if (response.statusCode >= 500) throw new DeliveryFailed(`receiver answered ${response.statusCode}`);
@@ -95,11 +160,13 @@ export const webhookDelivery: Actor<'webhook-delivery'> = {
       const refused = refusal(error);
       attempt.duration_ms = Date.now() - started.getTime();
       attempt.error = `Delivery: ${error.message}`;
-      await recordAttempt(db, task.id, attempt, { final: refused !== null, refused });
+      const final = refused !== null || error instanceof UndeliverableError;
+      await recordAttempt(db, task.id, attempt, { final, refused });
       if (refused) {
         log.warn({ task: task.id, hook: hook.id }, refused);
         return 'skipped';
       }
+      if (final) return 'skipped';
       throw error;
     }
   },

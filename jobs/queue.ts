@@ -19,7 +19,8 @@ export interface QueueOptions {
 export function createQueue({ connectionString, role }: QueueOptions): PgBoss {
   return new PgBoss({
     connectionString,
-    max: role === 'web' ? 2 : 4,
+    // a worker fetches, claims and completes jobs for every loop (16 deliveries at once) through this pool
+    max: role === 'web' ? 2 : 10,
     supervise: role === 'worker',
     schedule: role === 'worker',
     migrate: true,

@@ -38,8 +38,10 @@ export interface Subscription {
 }
 
 /**
- * Subscribes each actor to its queue, `concurrency` loops per queue. A LISTEN connection wakes the loop
- * on every insert; a full batch asks for the next one at once, so a backlog drains without polling gaps.
+ * Subscribes each actor to its queue, `concurrency` loops per queue. Loops are woken one at a time: the LISTEN
+ * connection wakes one idle loop of a queue on every insert, a loop that got a job wakes the next idle one before
+ * it runs it (so a fan-out of many jobs spreads over all loops within a few fetches), and a loop that finished a
+ * job fetches again at once. A queue with nothing to do costs one empty fetch per wake-up, not one per loop.
  */
 export async function subscribe(actors: Actor[], deps: ActorDeps, connectionString: string): Promise<Subscription> {
   const registration = await registerWorker(connectionString);
@@ -48,32 +50,48 @@ export async function subscribe(actors: Actor[], deps: ActorDeps, connectionStri
     if (queues.length > 0) deps.log.warn({ queues }, 'jobs of a stopped worker process run again');
     for (const queue of queues) wake(queue);
   };
-  const workerIds = new Map<string, string[]>();
+  const loops = new Map<string, { ids: string[]; busy: Set<string>; turn: number }>();
+  /** Wakes one loop of the queue that is not running a job (taking turns), if there is one. */
   const wake = (queue: string): void => {
-    for (const id of workerIds.get(queue) ?? []) deps.boss.notifyWorker(id);
+    const queueLoops = loops.get(queue);
+    if (!queueLoops) return;
+    const idle = queueLoops.ids.filter((id) => !queueLoops.busy.has(id));
+    if (idle.length === 0) return;
+    deps.boss.notifyWorker(idle[queueLoops.turn++ % idle.length]);
   };
   for (const actor of actors) {
     const definition = jobs[actor.job as JobName];
-    const ids: string[] = [];
+    const queueLoops = { ids: [] as string[], busy: new Set<string>(), turn: 0 };
+    loops.set(actor.job, queueLoops);
     for (let i = 0; i < definition.concurrency; i++) {
+      let self: string | undefined;
       const id = await deps.boss.work<unknown>(actor.job, { batchSize: 1, pollingIntervalSeconds: 2 }, async ([job]) => {
-        const payload = definition.payload.safeParse(job.data);
-        if (!payload.success) {
-          // enqueue checks payloads, so this one was sent some other way; no retry will make it valid
-          deps.log.error({ actor: actor.name, job: job.id, issues: payload.error.issues }, 'job payload refused; failed without retry');
-          await forbidRetry(deps.boss, actor.job, job.id);
-          throw payload.error;
-        }
-        await claimJob(deps.boss, actor.job, job.id, registration.id);
-        const started = Date.now();
-        const outcome = await actor.handle(payload.data as never, deps);
-        deps.log.info({ actor: actor.name, job: job.id, outcome, ms: Date.now() - started }, 'job handled');
+        if (self) queueLoops.busy.add(self);
         wake(actor.job);
-        return outcome;
+        try {
+          const payload = definition.payload.safeParse(job.data);
+          if (!payload.success) {
+            // enqueue checks payloads, so this one was sent some other way; no retry will make it valid
+            deps.log.error({ actor: actor.name, job: job.id, issues: payload.error.issues }, 'job payload refused; failed without retry');
+            await forbidRetry(deps.boss, actor.job, job.id);
+            throw payload.error;
+          }
+          await claimJob(deps.boss, actor.job, job.id, registration.id);
+          const started = Date.now();
+          const outcome = await actor.handle(payload.data as never, deps);
+          deps.log.info({ actor: actor.name, job: job.id, outcome, ms: Date.now() - started }, 'job handled');
+          return outcome;
+        } finally {
+          if (self) {
+            queueLoops.busy.delete(self);
+            // there may be more: this loop fetches again without waiting for its polling interval
+            deps.boss.notifyWorker(self);
+          }
+        }
       });
-      ids.push(id);
+      self = id;
+      queueLoops.ids.push(id);
     }
-    workerIds.set(actor.job, ids);
   }
   await sweep();
   const sweeper = setInterval(() => void sweep().catch((error: unknown) => deps.log.warn({ error: String(error) }, 'lost-job sweep failed')), sweepIntervalMs);

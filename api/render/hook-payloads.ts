@@ -4,6 +4,7 @@ import type { PushCommitView, PushView } from '../../db/views/hook-sources.js';
 import type { ReleaseView } from '../../db/views/releases.js';
 import type { RepoView } from '../../db/views/repo.js';
 import { gitTime, pathEscapeSegments, renderVerification, type ApiPayloadCommit, type ApiPayloadUser, type ApiVerification } from './git.js';
+import type { ApiIssueCommentPayload, ApiIssuePayload, ApiPackagePayload } from './issue-hook-payloads.js';
 import { renderRelease, type ApiRelease } from './release.js';
 import { renderRepository, type ApiRepository } from './repository.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';
@@ -73,7 +74,10 @@ export type HookPayload =
   | { type: 'fork'; body: ApiForkPayload }
   | { type: 'repository'; body: ApiRepositoryPayload }
   | { type: 'release'; body: ApiReleasePayload }
-  | { type: 'wiki'; body: ApiWikiPayload };
+  | { type: 'wiki'; body: ApiWikiPayload }
+  | { type: 'issues' | 'issue_assign' | 'issue_label' | 'issue_milestone'; body: ApiIssuePayload }
+  | { type: 'issue_comment' | 'pull_request_comment'; body: ApiIssueCommentPayload }
+  | { type: 'package'; body: ApiPackagePayload };
 
 /** The webhook event type of a payload, checked against Gitea's list at compile time. */
 export type PayloadEventType = HookPayload['type'] & HookEventType;

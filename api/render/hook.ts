@@ -18,7 +18,7 @@ export interface ApiHook {
 
 export function renderHook(hook: WebhookRow): ApiHook {
   const config: Record<string, string> = { url: hook.url, content_type: hook.content_type };
-  if (hook.type === ('slack' as string)) Object.assign(config, hook.meta);
+  if (hook.type === 'slack') Object.assign(config, hook.meta);
   return {
     id: hook.id,
     type: hook.type,

@@ -93,7 +93,8 @@ const payloads = {
   'issue.reopened': issueState,
   'issue.deleted': z.strictObject({ ...issueFacts, title: z.string() }),
   'issue.labelled': z.strictObject({ ...issueFacts, label_ids: z.array(id).min(1) }),
-  'issue.unlabelled': z.strictObject({ ...issueFacts, label_ids: z.array(id).min(1) }),
+  // `cleared` when every label was removed at once (Gitea's ClearIssueLabels, webhook action label_cleared).
+  'issue.unlabelled': z.strictObject({ ...issueFacts, label_ids: z.array(id).min(1), cleared: z.literal(true).optional() }),
   'issue.assigned': z.strictObject({ ...issueFacts, assignee_id: id }),
   'issue.unassigned': z.strictObject({ ...issueFacts, assignee_id: id }),
   'issue.milestoned': z.strictObject({ ...issueFacts, milestone_id: id, previous: z.strictObject({ milestone_id: id.nullable() }) }),

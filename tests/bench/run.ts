@@ -325,6 +325,16 @@ async function main(): Promise<void> {
       console.log(`written to ${path.relative(root, writeResults([], null, seconds, { packages }))}`);
       return;
     }
+    if (process.env.BENCH_ONLY === 'webhooks') {
+      const webhooks = await measureWebhooks({
+        apiUrl: `http://127.0.0.1:${ports.hearth}`, token, owner: username, env,
+        events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1_000),
+        hooks: Number(process.env.BENCH_WEBHOOK_HOOKS ?? 100),
+      });
+      printWebhooks(webhooks);
+      console.log(`written to ${path.relative(root, writeResults([], null, seconds, { webhooks }))}`);
+      return;
+    }
     const baseline = await startServer([self, 'baseline-server'], { ...env, PORT: String(ports.baseline) }, ports.baseline);
     children.push(baseline);
     const listed = (await (await fetch(`http://127.0.0.1:${ports.hearth}/api/v1/repos/${username}/${repos.branches}/branches`)).json()) as unknown[];
@@ -332,9 +342,8 @@ async function main(): Promise<void> {
     const page50 = await fetch(`http://127.0.0.1:${ports.hearth}/api/v1/repos/${username}/${repos.issues}/issues?page=50`);
     const page50Issues = (await page50.json()) as Array<{ labels: unknown[] }>;
     if (page50Issues.length !== 30 || page50Issues[0].labels.length !== 2) throw new Error('page 50 of the open issues is not a full page of labelled issues');
-    // BENCH_ONLY=webhooks runs the webhook figures alone (a quick check of that scenario), BENCH_ONLY=http the HTTP figures alone
-    const only = process.env.BENCH_ONLY;
-    const figures = only === 'webhooks' ? [] : await measure(
+    // BENCH_ONLY=http runs the HTTP figures alone
+    const figures = await measure(
       [
         { name: 'baseline: Express 5 + pg, one primary-key query', server: 'baseline', path: `/user/${userId}` },
         { name: 'GET /api/v1/user (Authorization: token)', server: 'hearth', path: '/api/v1/user', headers: { Authorization: `token ${token}` } },
@@ -351,7 +360,7 @@ async function main(): Promise<void> {
       { baseline: { port: ports.baseline, pid: baseline.pid! }, hearth: { port: ports.hearth, pid: hearth.pid! } },
       seconds,
     );
-    if (only === 'http') {
+    if (process.env.BENCH_ONLY === 'http') {
       printTable(figures, []);
       console.log(`written to ${path.relative(root, writeResults(figures, null, seconds, {}))}; load average ${os.loadavg()[0].toFixed(1)}`);
       return;
@@ -359,13 +368,11 @@ async function main(): Promise<void> {
     const pushUrl = new URL(`${username}/${repos.pushed}.git`, `http://127.0.0.1:${ports.hearth}/`);
     pushUrl.username = username;
     pushUrl.password = token;
-    const git = only === 'webhooks'
-      ? { history: { commits: 0, files: 0, packMiB: 0 } satisfies GitHistory, figures: [] }
-      : await measureGit(path.join(scratch, 'git-bench'), {
-        url: pushUrl.toString(),
-        dir: services.git.pathOf(username, repos.pushed),
-        rss: () => rssMiB(hearth.pid!),
-      });
+    const git = await measureGit(path.join(scratch, 'git-bench'), {
+      url: pushUrl.toString(),
+      dir: services.git.pathOf(username, repos.pushed),
+      rss: () => rssMiB(hearth.pid!),
+    });
     const webhooks = await measureWebhooks({
       apiUrl: `http://127.0.0.1:${ports.hearth}`, token, owner: username, env,
       events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1_000),

@@ -42,10 +42,11 @@ interface Arrival {
 
 function startReceiver(onArrival: (arrival: Arrival) => void): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
+    // the arrival is when the request's head is read, not when its body is done
+    const at = performance.now();
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const at = performance.now();
       let name = '';
       try {
         name = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { release?: { name?: string } }).release?.name ?? '';
@@ -87,8 +88,11 @@ async function api(options: WebhookBenchOptions, method: string, path: string, b
     headers: { authorization: `token ${options.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
+  // the answer is when its head arrives (undici resolves then): reading the body first dated it late, after
+  // deliveries the same event loop had already seen, which made delays negative
+  const at = performance.now();
   const text = await answer.body.text();
-  return { status: answer.statusCode, json: text ? JSON.parse(text) : null, at: performance.now() };
+  return { status: answer.statusCode, json: text ? JSON.parse(text) : null, at };
 }
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;

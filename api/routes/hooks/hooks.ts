@@ -176,7 +176,7 @@ const testHookRoute = route({
     if (!commit) return noContent();
     const [head] = await commitViews(deps.db, reader, [commit]);
     const view = { ...repo, mode: accessModes.none };
-    const payload = formatPayload(hook, { type: 'push', body: renderTestPushPayload(ref, head, view, doer, deps.config) });
+    const payload = formatPayload(hook, { type: 'push', body: renderTestPushPayload(ref, head, view, doer, deps.config) }, deps.config.rootUrl);
     if (payload === null) return noContent();
     await inTx(deps, (tx) =>
       createStandaloneTask(tx, deps.config.webhook.deliverTimeoutSeconds, { hookId: hook.id, repoId: repo.repo.id, eventType: 'push', payload }));

@@ -14,6 +14,8 @@ export interface DeliveryAttempt {
   /** A network error, a timeout or a refused address. */
   error: string | null;
   success: boolean;
+  /** The redirects followed before the response: status and target of each. */
+  redirects?: string[];
 }
 
 /** A row of `hook_task`: the payload for one hook, rendered once, and what became of its delivery. */
@@ -84,12 +86,13 @@ export async function recordAttempt(
   db: Queryable, taskId: number, attempt: DeliveryAttempt, { final, refused = null }: { final: boolean; refused?: string | null },
 ): Promise<void> {
   await db.query(
-    `UPDATE hook_task SET attempts = attempts || $2::jsonb, is_succeed = $3, refused = $4,
-       is_delivered = is_delivered OR $5, delivered = CASE WHEN $5 THEN now() ELSE delivered END
-     WHERE id = $1`,
-    [taskId, JSON.stringify([attempt]), attempt.success, refused, final],
+    `WITH task AS (
+       UPDATE hook_task SET attempts = attempts || $2::jsonb, is_succeed = $3, refused = $4,
+         is_delivered = is_delivered OR $5, delivered = CASE WHEN $5 THEN now() ELSE delivered END
+       WHERE id = $1 RETURNING hook_id)
+     UPDATE webhook SET last_status = $6 FROM task WHERE webhook.id = task.hook_id`,
+    [taskId, JSON.stringify([attempt]), attempt.success, refused, final, attempt.success ? 1 : 2],
   );
-  await db.query('UPDATE webhook SET last_status = $2 FROM hook_task t WHERE t.id = $1 AND webhook.id = t.hook_id', [taskId, attempt.success ? 1 : 2]);
 }
 
 /**

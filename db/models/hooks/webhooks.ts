@@ -5,7 +5,7 @@ import { selectPage, type PageWindow } from '../../sql.js';
 import { chooseEvents, isValidBranchFilter, type HookEventType } from './hook-events.js';
 
 /** The hook types Hearth delivers, each with its own payload format (Gitea's webhook_module types). */
-export const hookTypes = ['gitea', 'gogs'] as const;
+export const hookTypes = ['gitea', 'gogs', 'slack', 'discord', 'msteams', 'matrix', 'dingtalk', 'telegram', 'feishu', 'wechatwork', 'packagist'] as const;
 export type HookType = (typeof hookTypes)[number];
 
 /** Where a hook hangs: a repository, a user or organization (fires for its repositories), or the whole instance. */
@@ -124,7 +124,7 @@ function checkBranchFilter(filter: string | undefined): string {
   return value;
 }
 
-/** Slack hooks carry their channel and display settings (Gitea's SlackMeta). */
+/** Slack hooks carry their channel and display settings (Gitea's SlackMeta); the channel is required, as in Gitea's API. */
 function slackMeta(config: Record<string, string>, previous: Record<string, string> = {}): Record<string, string> {
   const channel = (config.channel ?? previous.channel ?? '').trim();
   if (!channel) throw invalid('Missing config option: channel');
@@ -137,15 +137,55 @@ function slackMeta(config: Record<string, string>, previous: Record<string, stri
   };
 }
 
+function checkedOptionalUrl(value: string | undefined, name: string): string {
+  if (!value) return '';
+  try {
+    const parsed = new URL(value);
+    if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return value;
+  } catch {
+    // reported below
+  }
+  throw invalid(`Invalid config option: ${name}`);
+}
+
+/**
+ * The settings a hook type keeps besides its URL (Gitea's *Meta of each type). Gitea's API reads only Slack's;
+ * Hearth also takes the fields Gitea's web forms set for Discord, Matrix and Packagist from `config`, since without
+ * them those types have nothing to send (Packagist's API token belongs in the hook URL, as Gitea's form puts it).
+ */
+function metaFor(type: HookType, config: Record<string, string>, previous: Record<string, string> = {}): Record<string, string> {
+  const pick = (name: string): string => (config[name] ?? previous[name] ?? '').trim();
+  switch (type) {
+    case 'slack':
+      return slackMeta(config, previous);
+    case 'discord':
+      return { username: pick('username'), icon_url: checkedOptionalUrl(pick('icon_url'), 'icon_url') };
+    case 'matrix': {
+      const messageType = pick('message_type') || '1';
+      if (messageType !== '1' && messageType !== '2') throw invalid('Invalid config option: message_type (1 for m.notice, 2 for m.text)');
+      return { homeserver_url: checkedOptionalUrl(pick('homeserver_url'), 'homeserver_url'), room_id: pick('room_id'), message_type: messageType };
+    }
+    case 'packagist': {
+      const packageUrl = pick('package_url');
+      if (!packageUrl) throw invalid('Missing config option: package_url');
+      return { username: pick('username'), package_url: checkedOptionalUrl(packageUrl, 'package_url') };
+    }
+    default:
+      return {};
+  }
+}
+
+const isHookType = (type: string): type is HookType => (hookTypes as readonly string[]).includes(type);
+
 /** Gitea's addHook with its checks (422 for a bad type, URL, content type, event or branch filter); nothing is stored on a refusal. */
 export async function createHook(tx: Tx, secretKey: string, level: HookLevel, input: NewHook): Promise<WebhookRow> {
-  if (!(hookTypes as readonly string[]).includes(input.type)) throw invalid(`Invalid hook type: ${input.type}`);
+  if (!isHookType(input.type)) throw invalid(`Invalid hook type: ${input.type}`);
   for (const name of ['url', 'content_type']) if (!(name in input.config)) throw invalid(`Missing config option: ${name}`);
   checkUrl(input.config.url);
   checkContentType(input.config.content_type);
   const events = checkedEvents(input.events);
   const branchFilter = checkBranchFilter(input.branch_filter);
-  const meta = input.type === 'slack' ? slackMeta(input.config) : {};
+  const meta = metaFor(input.type, input.config);
   const [row] = await tx.query<WebhookRow>(
     `INSERT INTO webhook (repo_id, owner_id, is_system, type, url, content_type, secret_sealed, authorization_sealed, meta,
        choose_events, events, branch_filter, is_active)
@@ -168,7 +208,8 @@ export async function editHook(tx: Tx, secretKey: string, hook: WebhookRow, edit
   checkContentType(contentType);
   const events = checkedEvents(edit.events);
   const branchFilter = checkBranchFilter(edit.branch_filter);
-  const meta = (hook.type as string) === 'slack' && config.channel !== undefined ? slackMeta(config, hook.meta) : hook.meta;
+  // Gitea replaces Slack's settings only when a channel is given
+  const meta = hook.type === 'slack' && config.channel === undefined ? hook.meta : metaFor(hook.type, config, hook.meta);
   const secret = 'secret' in config ? seal(secretKey, config.secret) : hook.secret_sealed;
   const authorization = edit.authorization_header !== undefined ? seal(secretKey, edit.authorization_header) : hook.authorization_sealed;
   const [row] = await tx.query<WebhookRow>(

@@ -117,5 +117,7 @@ export async function deleteComment(tx: Tx, repo: RepoRow, issue: IssueRow, comm
   const deleted = await tx.query('DELETE FROM comment WHERE id = $1 RETURNING id', [comment.id]);
   if (deleted.length === 0) throw notFound();
   if (comment.type === commentType.comment) await tx.query('UPDATE issue SET num_comments = num_comments - 1 WHERE id = $1', [issue.id]);
-  await emit(tx, { kind: 'comment.deleted', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(issue), comment_id: comment.id, body: comment.content } });
+  await emit(tx, { kind: 'comment.deleted', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(issue), comment_id: comment.id, body: comment.content },
+    snapshot: { comment },
+  });
 }

@@ -99,7 +99,9 @@ export async function recountLabels(tx: Tx, labelIds: number[]): Promise<void> {
  * Sets the issue's labels to `target` after `winnersOfScopes`: what is missing is added, what is not named is
  * removed, each change with its timeline entry and one event per direction.
  */
-async function applyLabels(tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, current: LabelRow[], target: LabelRow[]): Promise<void> {
+async function applyLabels(
+  tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, current: LabelRow[], target: LabelRow[], cleared = false,
+): Promise<void> {
   const targetIds = new Set(target.map((label) => Number(label.id)));
   const currentIds = new Set(current.map((label) => Number(label.id)));
   const removed = current.filter((label) => !targetIds.has(Number(label.id))).map((label) => Number(label.id));
@@ -107,7 +109,7 @@ async function applyLabels(tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow
   if (removed.length) {
     await tx.query('DELETE FROM issue_label WHERE issue_id = $1 AND label_id = ANY($2::bigint[])', [issue.id, removed]);
     for (const labelId of removed) await addTimelineComment(tx, issue, doer, { type: commentType.label, label_id: labelId, content: '' });
-    await emit(tx, { kind: 'issue.unlabelled', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(issue), label_ids: removed } });
+    await emit(tx, { kind: 'issue.unlabelled', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(issue), label_ids: removed, ...(cleared ? { cleared } : {}) } });
   }
   if (added.length) {
     await tx.query(
@@ -151,5 +153,5 @@ export async function removeIssueLabel(tx: Tx, repo: RepoRow, issue: IssueRow, d
 
 export async function clearIssueLabels(tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow): Promise<void> {
   const current = await lockedLabels(tx, issue);
-  await applyLabels(tx, repo, issue, doer, current, []);
+  await applyLabels(tx, repo, issue, doer, current, [], true);
 }

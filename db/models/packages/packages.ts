@@ -86,6 +86,19 @@ export async function getVersion(db: Queryable, ownerId: number, type: PackageTy
 }
 
 /** The versions of a package, oldest first. */
+/** A version with its package by ids, or null when either is gone. */
+export async function findPackageVersion(db: Queryable, packageId: number, versionId: number): Promise<{ pkg: PackageRow; version: PackageVersionRow } | null> {
+  const [row] = await db.query<{ pkg: Record<string, unknown>; version: Record<string, unknown> }>(
+    `SELECT to_jsonb(p) AS pkg, to_jsonb(v) AS version FROM package_version v JOIN package p ON p.id = v.package_id WHERE v.id = $1 AND p.id = $2`,
+    [versionId, packageId],
+  );
+  if (!row) return null;
+  return {
+    pkg: { ...toPackage(row.pkg), created: new Date(String(row.pkg.created)) },
+    version: { ...toVersion(row.version), created: new Date(String(row.version.created)) },
+  };
+}
+
 export async function listVersions(db: Queryable, packageId: number): Promise<PackageVersionRow[]> {
   const rows = await db.query<Record<string, unknown>>('SELECT * FROM package_version WHERE package_id = $1 ORDER BY created, id', [packageId]);
   return rows.map(toVersion);
@@ -223,6 +236,7 @@ export async function deleteVersion(tx: Tx, blobs: BlobStore, version: PackageVe
       kind: 'package',
       doerId: doer.id,
       payload: { action: 'deleted', owner_id: Number(pkg.owner_id), package_id: version.package_id, version_id: version.id, type: String(pkg.type), name: String(pkg.name), version: version.version },
+      snapshot: { package: { pkg: toPackage(pkg), version: toVersion(gone) } },
     });
   }
   await tx.query('DELETE FROM package p WHERE p.id = $1 AND NOT EXISTS (SELECT 1 FROM package_version v WHERE v.package_id = p.id)', [version.package_id]);

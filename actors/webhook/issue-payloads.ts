@@ -1,0 +1,136 @@
+import type { Queryable } from '../../db/data-source.js';
+import type { EventKind, KindAndPayload } from '../../db/events/catalogue.js';
+import type { EventSnapshot } from '../../db/events/snapshot.js';
+import { findIssueById } from '../../db/models/issues/issues.js';
+import type { CommentRow } from '../../db/models/issues/issue-row.js';
+import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repos/repo-row.js';
+import type { UserRow } from '../../db/models/users/user-row.js';
+import { accessLevel, repoViewWithMode } from '../../db/views/hook-sources.js';
+import { loadCommentViews, loadIssueView, type IssueView } from '../../db/views/issues.js';
+import type { RepoView } from '../../db/views/repo.js';
+import {
+  renderIssueCommentPayload, renderIssuePayload, type ApiChanges, type IssueHookAction,
+} from '../../api/render/issue-hook-payloads.js';
+import type { HookPayload } from '../../api/render/hook-payloads.js';
+import type { RenderContext } from '../../api/render/user.js';
+
+/** The issue and comment kinds that send a webhook (Gitea's webhook notifier methods for issues). */
+export type IssueHookKind = Extract<
+  EventKind,
+  | 'issue.opened' | 'issue.edited' | 'issue.closed' | 'issue.reopened' | 'issue.labelled' | 'issue.unlabelled'
+  | 'issue.assigned' | 'issue.unassigned' | 'issue.milestoned' | 'issue.demilestoned'
+  | 'comment.created' | 'comment.edited' | 'comment.deleted'
+>;
+
+/** What an issue event's payload is rendered from. */
+export interface IssueHookSource<K extends IssueHookKind = IssueHookKind> {
+  event: KindAndPayload<K>;
+  repo: RepoRow;
+  doer: UserRow;
+  snapshot: EventSnapshot;
+}
+
+type IssuePayloadType = Extract<HookPayload['type'], 'issues' | 'issue_assign' | 'issue_label' | 'issue_milestone'>;
+
+/** Whose access the payload's `repository.permissions` shows, as Gitea's notifier picks it per method. */
+type Perspective = 'poster' | 'doer' | 'none';
+
+interface IssueRule {
+  type: IssuePayloadType;
+  action: IssueHookAction;
+  perspective: Perspective;
+  changes?: ApiChanges;
+  commitId?: string;
+}
+
+/**
+ * Gitea's webhook notifier for an issue event: the event type, action and whose permissions the repository shows;
+ * null when Gitea sends nothing (an edit of the due date only).
+ */
+function issueRule(event: KindAndPayload<Exclude<IssueHookKind, `comment.${string}`>>): IssueRule | null {
+  switch (event.kind) {
+    case 'issue.opened':
+      return { type: 'issues', action: 'opened', perspective: 'poster' };
+    case 'issue.edited': {
+      // Gitea sends one payload per changed field; a hook task is unique per event and type, so one payload names them all
+      const { title, body, ref } = event.payload.previous;
+      const changes: ApiChanges = {
+        ...(title !== undefined ? { title: { from: title } } : {}),
+        ...(body !== undefined ? { body: { from: body } } : {}),
+        ...(ref !== undefined ? { ref: { from: ref } } : {}),
+      };
+      return Object.keys(changes).length ? { type: 'issues', action: 'edited', perspective: 'poster', changes } : null;
+    }
+    case 'issue.closed':
+    case 'issue.reopened':
+      return {
+        type: 'issues', action: event.kind === 'issue.closed' ? 'closed' : 'reopened', perspective: 'poster', commitId: event.payload.commit_id ?? '',
+      };
+    case 'issue.labelled':
+      return { type: 'issue_label', action: 'label_updated', perspective: 'none' };
+    case 'issue.unlabelled':
+      return event.payload.cleared
+        ? { type: 'issue_label', action: 'label_cleared', perspective: 'poster' }
+        : { type: 'issue_label', action: 'label_updated', perspective: 'none' };
+    case 'issue.assigned':
+      return { type: 'issue_assign', action: 'assigned', perspective: 'doer' };
+    case 'issue.unassigned':
+      return { type: 'issue_assign', action: 'unassigned', perspective: 'doer' };
+    case 'issue.milestoned':
+      return { type: 'issue_milestone', action: 'milestoned', perspective: 'doer' };
+    case 'issue.demilestoned':
+      return { type: 'issue_milestone', action: 'demilestoned', perspective: 'doer' };
+  }
+}
+
+async function repoAs(db: Queryable, repo: RepoRow, user: UserRow | null): Promise<RepoView> {
+  const mode: AccessMode = user ? await accessLevel(db, user, repo) : accessModes.none;
+  return repoViewWithMode(db, repo, mode);
+}
+
+async function loadIssue(db: Queryable, repo: RepoRow, issueId: number): Promise<IssueView | null> {
+  const issue = await findIssueById(db, issueId);
+  return issue ? loadIssueView(db, issue, { id: repo.id, name: repo.name, owner_name: repo.owner_name, owner_id: repo.owner_id }) : null;
+}
+
+function isCommentEvent(event: KindAndPayload<IssueHookKind>): event is KindAndPayload<Extract<IssueHookKind, `comment.${string}`>> {
+  return event.kind.startsWith('comment.');
+}
+
+/**
+ * The webhook payload of an issue or comment event, rendered with the API's renderers as Gitea's notifier does.
+ * Issue events of pull requests are the pull request fan-outs' (Gitea sends pull_request payloads for them);
+ * comments on pull requests go out here as `pull_request_comment` with `is_pull`, as in Gitea.
+ */
+export async function issueHookPayload(db: Queryable, ctx: RenderContext, source: IssueHookSource): Promise<HookPayload | null> {
+  const { event, repo, doer } = source;
+  const issue = await loadIssue(db, repo, event.payload.issue_id);
+  if (!issue) return null;
+  if (isCommentEvent(event)) return commentPayload(db, ctx, source, event, issue);
+  if (issue.issue.is_pull) return null;
+  const rule = issueRule(event as KindAndPayload<Exclude<IssueHookKind, `comment.${string}`>>);
+  if (!rule) return null;
+  const viewer = rule.perspective === 'doer' ? doer : rule.perspective === 'poster' ? issue.poster : null;
+  const repoView = await repoAs(db, repo, viewer);
+  return {
+    type: rule.type,
+    body: renderIssuePayload(rule.action, issue, repoView, doer, ctx, { changes: rule.changes, commitId: rule.commitId }),
+  };
+}
+
+async function commentPayload(
+  db: Queryable, ctx: RenderContext, source: IssueHookSource, event: KindAndPayload<Extract<IssueHookKind, `comment.${string}`>>, issue: IssueView,
+): Promise<HookPayload | null> {
+  const { repo, doer, snapshot } = source;
+  let row: CommentRow | undefined;
+  if (event.kind === 'comment.deleted') row = snapshot.comment;
+  else [row] = await db.query<CommentRow>('SELECT * FROM comment WHERE id = $1', [event.payload.comment_id]);
+  if (!row) return null;
+  const issueRepo = issue.repo;
+  const [comment] = await loadCommentViews(db, [row], new Map([[issue.issue.id, issue.issue]]), issueRepo);
+  const repoView = await repoAs(db, repo, doer);
+  const action = event.kind === 'comment.created' ? 'created' : event.kind === 'comment.edited' ? 'edited' : 'deleted';
+  const changes = event.kind === 'comment.edited' ? { body: { from: event.payload.previous.body } } : undefined;
+  const body = renderIssueCommentPayload(action, issue, comment, repoView, doer, ctx, changes);
+  return issue.issue.is_pull ? { type: 'pull_request_comment', body } : { type: 'issue_comment', body };
+}
