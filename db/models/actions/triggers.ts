@@ -5,7 +5,8 @@ import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
 import { createRun, type RunRow } from './runs.js';
 import { actionsActive, planFromDefaultBranch, removePlans } from './schedules.js';
-import { pullRequestMatches, pushMatches, readWorkflows, type PullRequestFacts } from './workflows.js';
+import { invalid, notFound } from '../../errors.js';
+import { isDispatchable, pullRequestMatches, pushMatches, readWorkflows, workflowId, type PullRequestFacts } from './workflows.js';
 
 /** The bot user workflows act as (Gitea's `gitea-actions`); its name is reserved, and what it causes triggers nothing. */
 export const actionsBotName = 'hearth-actions';
@@ -125,4 +126,36 @@ export async function triggerPullRequest(tx: Tx, git: GitStore, enabled: boolean
 export async function findActionsBot(db: Queryable): Promise<UserRow | null> {
   const [row] = await db.query<UserRow>('SELECT * FROM "user" WHERE lower_name = $1', [actionsBotName]);
   return row ? { ...row, id: Number(row.id) } : null;
+}
+
+/**
+ * A manual run (workflow_dispatch) of one workflow file at a branch or tag: the workflow must name the trigger.
+ * Inputs it declares take their defaults unless given; inputs it does not declare are refused.
+ */
+export async function dispatchWorkflow(
+  tx: Tx, git: GitStore, enabled: boolean, repo: RepoRow, doer: UserRow, file: string, ref: string, inputs: Record<string, unknown>,
+): Promise<RunRow> {
+  if (!actionsActive(enabled, repo)) throw notFound(undefined, 'actions are disabled for this repository');
+  const reader = git.open(repo);
+  const fullRef = ref.startsWith('refs/') ? ref : (await reader.resolve(`refs/heads/${ref}`)) ? `refs/heads/${ref}` : `refs/tags/${ref}`;
+  const sha = await reader.resolve(fullRef);
+  if (!sha) throw invalid(`ref ${ref} names no branch or tag`);
+  const workflow = (await readWorkflows(reader, sha)).find((w) => workflowId(w.path) === file);
+  if (!workflow) throw notFound(undefined, `workflow ${file} not found`);
+  if (workflow.error) throw invalid(`workflow ${file} cannot be parsed: ${workflow.error}`);
+  if (!isDispatchable(workflow)) throw invalid(`workflow ${file} has no workflow_dispatch trigger`);
+  const declared = (workflow.on.get('workflow_dispatch')?.inputs ?? {}) as Record<string, { default?: unknown } | null>;
+  const unknownInput = Object.keys(inputs).find((name) => !Object.hasOwn(declared, name));
+  if (unknownInput) throw invalid(`workflow ${file} declares no input ${unknownInput}`);
+  const values: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(declared)) {
+    const given = inputs[name] ?? spec?.default;
+    if (given !== undefined && given !== null) values[name] = String(given);
+  }
+  const run = await createRun(tx, repo.id, workflow, {
+    event: 'workflow_dispatch', ref: fullRef, commitSha: sha, userId: doer.id, title: workflow.name,
+    payload: { inputs: values, ref: fullRef, workflow: workflow.path },
+  });
+  if (!run) throw new Error('a dispatched run has no trigger to conflict with');
+  return run;
 }
