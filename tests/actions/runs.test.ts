@@ -39,11 +39,11 @@ test('a push runs the workflows whose push filters match; the runs and jobs read
   t.is(list.body.total_count, 1);
   const [run] = list.body.workflow_runs;
   t.like(run, {
-    display_title: 'Add .gitea/workflows/ci.yml, .gitea/workflows/docs.yaml, .gitea/workflows/manual.yml, .gitea/workflows/release.yml'.slice(0, 0) || run.display_title,
     path: 'ci.yml@refs/heads/main', workflow_id: 'ci.yml', event: 'push', run_number: 1, head_sha: sha, head_branch: 'main',
     status: 'queued', conclusion: null, error: null, repository_id: repo.id,
   });
   t.is(run.actor.login, 'alice');
+  t.regex(run.display_title, /^Add /);
   t.is(run.url, `${h.rootUrl}api/v1/repos/alice/app/actions/runs/${run.id}`);
 
   const jobs = await h.call('GET', `/repos/alice/app/actions/runs/${run.id}/jobs`, { auth: alice.bearer });
