@@ -127,15 +127,14 @@ export interface TaskPayloadParts {
  */
 export async function taskPayloadParts(db: Queryable, fetched: FetchedTask, secretKey: string, rootUrl: string): Promise<TaskPayloadParts> {
   const { run, job, repo, token } = fetched;
-  const [secrets, vars, needRows, owner, actor] = await Promise.all([
-    secretsForRepo(db, repo, secretKey),
-    variablesForRepo(db, repo),
-    db.query<{ job_key: string; status: RunState; task_id: string | null }>(
-      'SELECT job_key, status, task_id FROM action_run_job WHERE run_id = $1 AND job_key = ANY($2::text[])', [run.id, job.needs],
-    ),
-    db.query<{ name: string }>('SELECT name FROM "user" WHERE id = $1', [repo.owner_id]),
-    db.query<{ name: string }>('SELECT name FROM "user" WHERE id = $1', [run.trigger_user_id]),
-  ]);
+  // one after the other: `db` may be a transaction's single connection
+  const secrets = await secretsForRepo(db, repo, secretKey);
+  const vars = await variablesForRepo(db, repo);
+  const needRows = await db.query<{ job_key: string; status: RunState; task_id: string | null }>(
+    'SELECT job_key, status, task_id FROM action_run_job WHERE run_id = $1 AND job_key = ANY($2::text[])', [run.id, job.needs],
+  );
+  const owner = await db.query<{ name: string }>('SELECT name FROM "user" WHERE id = $1', [repo.owner_id]);
+  const actor = await db.query<{ name: string }>('SELECT name FROM "user" WHERE id = $1', [run.trigger_user_id]);
   const needs: TaskPayloadParts['needs'] = {};
   for (const need of needRows) {
     const outputs = need.task_id
