@@ -43,7 +43,7 @@ const levels: Level[] = [
 export const actionRunnerRoutes = levels.flatMap((l) => [
   route({
     method: 'get', path: l.base, operationId: `get${l.word}Runners`, summary: `Get the runners of this level (Hearth's own)`, tag: l.tag,
-    scope: l.read, ...l.guards, paginated: true, responses: { 200: 'ActionRunnersResponse' },
+    scope: l.read, ...l.guards, paginated: true, responses: { 200: 'ActionRunnersResponse', 404: 'notFound' },
     handle: async (ctx: Context) => {
       requireActionsOn(ctx);
       const { rows, total } = await listRunners(ctx.deps.db, l.levelOf(ctx), ctx.page!);
@@ -52,7 +52,7 @@ export const actionRunnerRoutes = levels.flatMap((l) => [
   }),
   route({
     method: 'delete', path: `${l.base}/{runner_id}`, operationId: `delete${l.word}Runner`, summary: `Delete a runner of this level (Hearth's own)`, tag: l.tag,
-    scope: l.write, ...l.guards, ids: ['runner_id'], responses: { 204: 'empty' },
+    scope: l.write, ...l.guards, ids: ['runner_id'], responses: { 204: 'empty', 404: 'notFound' },
     handle: async (ctx: Context) => {
       requireActionsOn(ctx);
       const removed = await inTx(ctx.deps, (tx) => deleteRunner(tx, l.levelOf(ctx), ctx.ids.runner_id));
