@@ -1,4 +1,5 @@
 import type { ExecutionContext } from 'ava';
+import { Ajv } from 'ajv';
 import type { RepoRow } from '../../db/models/repos/repo-row.js';
 import { actionsBotName } from '../../db/models/actions/triggers.js';
 import { toUserRow, type UserRow } from '../../db/models/users/user-row.js';
@@ -45,3 +46,28 @@ export async function makeBot(h: TestHearth): Promise<UserRow> {
 
 export const runsOf = async (h: TestHearth, repo: RepoRow): Promise<{ workflow_path: string; status: string; event: string; is_scheduled: boolean; parse_error: string | null }[]> =>
   h.store.db.query('SELECT workflow_path, status, event, is_scheduled, parse_error FROM action_run WHERE repo_id = $1 ORDER BY id', [repo.id]);
+
+/**
+ * Checks answers against the served document's definitions, strictly for the actions definitions (no property
+ * outside the documented ones; date-times and x-nullable properties may be null, as Go's pointers are).
+ */
+export async function definitionChecker(h: TestHearth): Promise<(definition: string, body: unknown) => string[]> {
+  const doc = (await h.call('GET', '/swagger.v1.json')).body as { definitions: Record<string, Record<string, any>> };
+  const ajv = new Ajv({ strict: false, allErrors: true, logger: false });
+  ajv.addFormat('int64', { type: 'number', validate: Number.isSafeInteger });
+  ajv.addFormat('int32', { type: 'number', validate: Number.isSafeInteger });
+  ajv.addFormat('email', true);
+  ajv.addFormat('date-time', /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/);
+  const definitions = Object.fromEntries(Object.entries(doc.definitions).map(([name, schema]) => {
+    if (!name.startsWith('Action') || !schema.properties) return [name, schema];
+    const properties = Object.fromEntries(Object.entries(schema.properties as Record<string, any>).map(([key, value]) =>
+      [key, value['x-nullable'] ? { anyOf: [value, { type: 'null' }] } : value]));
+    return [name, { ...schema, properties, required: Object.keys(properties), additionalProperties: false }];
+  }));
+  ajv.addSchema({ $id: 'doc', definitions });
+  return (definition, body) => {
+    const validate = ajv.getSchema(`doc#/definitions/${definition}`);
+    if (!validate) return [`no definition ${definition}`];
+    return validate(body) ? [] : (validate.errors ?? []).map((e) => `${definition}${e.instancePath} ${e.message}`);
+  };
+}

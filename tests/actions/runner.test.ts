@@ -6,7 +6,7 @@ import { repoScope } from '../../db/models/actions/scope.js';
 import { decodeBinary, encodeBinary, type Plain } from '../../api/actions/proto.js';
 import { build } from '../helpers/build.js';
 import type { TestHearth } from '../helpers/hearth.js';
-import { actionsHearth, push } from './run-helpers.js';
+import { actionsHearth, definitionChecker, push } from './run-helpers.js';
 
 interface Runner {
   uuid: string;
@@ -139,6 +139,12 @@ test('a scripted runner in JSON: ping, register, declare, fetch, steps and logs,
 
   const run = (await h.call('GET', `/repos/alice/app/actions/runs/${runId}`, { auth: alice.bearer })).body;
   t.like(run, { status: 'completed', conclusion: 'failure' });
+  const check = await definitionChecker(h);
+  t.deepEqual(check('ActionWorkflowRun', run), []);
+  t.deepEqual(check('ActionWorkflowRunsResponse', (await h.call('GET', '/repos/alice/app/actions/runs', { auth: alice.bearer })).body), []);
+  t.deepEqual(check('ActionWorkflowJobsResponse', (await h.call('GET', `/repos/alice/app/actions/runs/${runId}/jobs`, { auth: alice.bearer })).body), []);
+  t.deepEqual(check('ActionRunnersResponse', (await h.call('GET', '/repos/alice/app/actions/runners', { auth: alice.bearer })).body), []);
+  t.deepEqual(check('ActionRunnersResponse', { runners: [{ id: 1 }], total_count: 1 }).length > 0, true, 'the check can fail');
   t.truthy(run.started_at);
   t.truthy(run.completed_at);
   const jobs = (await h.call('GET', `/repos/alice/app/actions/runs/${runId}/jobs`, { auth: alice.bearer })).body.jobs;

@@ -7,7 +7,7 @@ import { actorDeps } from '../../workers/subscribe.js';
 import { enqueueDuePlans, startActionsClock } from '../../workers/actions-clock.js';
 import type { TestHearth } from '../helpers/hearth.js';
 import type { RepoRow } from '../../db/models/repos/repo-row.js';
-import { actionsHearth, push, runsOf } from './run-helpers.js';
+import { actionsHearth, definitionChecker, push, runsOf } from './run-helpers.js';
 
 const nightly = (cron: string): string => `on:
   schedule:
@@ -38,6 +38,7 @@ test('plans follow the default branch: made by a push there, replaced when the c
   t.is(listed.body.length, 1);
   t.like(listed.body[0], { workflow_id: 'nightly.yml', workflow_path: '.gitea/workflows/nightly.yml', specs: ['0 3 * * *'], ref: 'refs/heads/main' });
   t.regex(listed.body[0].next_run, /T03:00:00Z$/);
+  t.deepEqual((await definitionChecker(h))('ActionScheduleList', listed.body), []);
   t.false((await runsOf(h, repo)).some((r) => r.workflow_path.endsWith('nightly.yml')), 'a schedule workflow does not run on push');
 
   const first = listed.body[0].id;
