@@ -35,7 +35,7 @@ const reader = { unit: 'repo.actions' } as const;
 export const actionRunRoutes = [
   route({
     method: 'get', path: '/repos/{owner}/{repo}/actions/runs', operationId: 'getWorkflowRuns', summary: "Lists a repository's workflow runs", tag: 'repository',
-    scope: 'read:repository', repo: reader, query: runsQuery, paginated: true, responses: { 200: 'ActionWorkflowRunsResponse', 400: 'error' },
+    scope: 'read:repository', repo: reader, query: runsQuery, paginated: true, responses: { 200: 'ActionWorkflowRunsResponse', 422: 'validationError' },
     handle: async (ctx) => {
       requireActionsOn(ctx);
       const { deps, repo, query, page, doer } = ctx;
