@@ -125,3 +125,23 @@ test('two clocks and two workers fire one plan slot once', async (t) => {
   const [{ next_run: next }] = await h.store.db.query<{ next_run: Date }>('SELECT next_run FROM action_schedule WHERE id = $1', [plan.id]);
   t.true(next > slot, 'the plan moved past the fired slot');
 });
+
+test('two running workers, each with its clock tick, make one run of a due slot', async (t) => {
+  const h = await actionsHearth(t);
+  const alice = await h.createUser('alice');
+  const repo = await build.repo(h, alice, { name: 'app', autoInit: true, defaultBranch: 'main' });
+  await push(h, repo, { '.gitea/workflows/nightly.yml': nightly('0 0 1 1 *') });
+  await h.store.db.query(`UPDATE action_schedule SET next_run = date_trunc('minute', now()) - interval '1 minute' WHERE repo_id = $1`, [repo.id]);
+  await h.startWorker('schedule-planner');
+  await h.startWorker('schedule-planner');
+  await Promise.all([enqueueDuePlans(h.store), enqueueDuePlans(h.store)]);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const [{ open }] = await h.store.db.query<{ open: number }>(
+      `SELECT count(*)::int AS open FROM pgboss.job WHERE name = 'schedule-planner' AND state IN ('created', 'retry', 'active')`,
+    );
+    if (open === 0 || Date.now() > deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  t.deepEqual((await runsOf(h, repo)).map((r) => r.event), ['schedule']);
+});
