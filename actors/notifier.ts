@@ -11,7 +11,8 @@ import { findIssueById } from '../db/models/issues/issues.js';
 import { upsertThreads, type ThreadChange } from '../db/models/notifications/notifications.js';
 import { loadIssueAudience, type AudienceMember } from '../db/views/issue-audience.js';
 import { renderIssueMail, type IssueMailAction } from '../api/render/issue-mail.js';
-import { enqueueMany } from '../jobs/queue.js';
+import { enqueue, enqueueMany } from '../jobs/queue.js';
+import { actionsEventKinds } from '../db/models/actions/triggers.js';
 import type { MailPayload } from '../jobs/catalogue.js';
 import { userTypes, type UserRow } from '../db/models/users/user-row.js';
 import { accessLevel, loadPushView, repoViewWithMode } from '../db/views/hook-sources.js';
@@ -303,8 +304,11 @@ export const notifier: Actor<'notify'> = {
     const deliveries = await fanout.hooks(event, deps);
     const tasks = (await Promise.all(deliveries.map((d) => hookTasksFor(deps.db, deps.config.rootUrl, event, d)))).flat();
     const notices = fanout.notification ? await noticesFor(deps, event, fanout.notification) : null;
-    if (tasks.length === 0 && !notices) return 'skipped';
+    // push and default-branch events also go to the actions area (runs and schedule plans), while actions are on
+    const forActions = deps.config.actions.enabled && actionsEventKinds.includes(event.kind);
+    if (tasks.length === 0 && !notices && !forActions) return 'skipped';
     await inTx(deps, async (tx) => {
+      if (forActions) await enqueue(tx, 'actions-trigger', { eventId });
       const ids = await insertHookTasks(tx, tasks);
       await queueDeliveries(tx, deps.config.webhook.deliverTimeoutSeconds, ids);
       if (notices) {

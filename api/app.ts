@@ -14,6 +14,7 @@ import { gitSmartHttp } from './git/smart-http.js';
 import { docsPages } from './web/docs.js';
 import { webNotFound, webRoutes } from './web/index.js';
 import { packageRegistries } from './packages/index.js';
+import { actionsRunnerApi } from './actions/connect.js';
 
 /** The web process's Express application. Nothing here starts listening; server.ts and tests do. */
 export function createApp(deps: Deps): Express {
@@ -47,6 +48,8 @@ export function createApp(deps: Deps): Express {
   api.use(mountRoutes(apiRoutes, deps));
   api.use(apiNotFound);
   app.use('/api/v1', api);
+  // Gitea serves the runner API only while actions are enabled
+  if (deps.config.actions.enabled) app.use('/api/actions', actionsRunnerApi(deps));
   app.use(packageRegistries(deps));
   app.use(gitSmartHttp(deps));
   app.use(repoAvatarFiles(deps));

@@ -53,6 +53,12 @@ export type NotifyPayload = z.infer<typeof notifyPayload>;
 const webhookDeliveryPayload = z.object({ taskId: z.number().int().positive() });
 export type WebhookDeliveryPayload = z.infer<typeof webhookDeliveryPayload>;
 
+const actionsTriggerPayload = z.object({ eventId: z.number().int().positive() });
+export type ActionsTriggerPayload = z.infer<typeof actionsTriggerPayload>;
+/** One firing of a schedule plan in its time slot (an ISO timestamp). */
+const schedulePlannerPayload = z.object({ planId: z.number().int().positive(), slot: z.iso.datetime({ offset: true }) });
+export type SchedulePlannerPayload = z.infer<typeof schedulePlannerPayload>;
+
 export const jobs = {
   // Every push is synced (no singleton key); the actor serializes syncs of one repository itself.
   'branch-sync': {
@@ -113,6 +119,22 @@ export const jobs = {
     queue: { retryLimit: 8, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
     concurrency: 16,
   } satisfies JobDefinition<WebhookDeliveryPayload>,
+  // One per push or default-branch change (queued by the notifier): the runs and schedule plans it causes.
+  'actions-trigger': {
+    name: 'actions-trigger',
+    payload: actionsTriggerPayload,
+    queue: { retryLimit: 5, retryDelay: 5, retryBackoff: true, expireInSeconds: 300 },
+    singletonKey: (payload) => `actions-event-${payload.eventId}`,
+    concurrency: 2,
+  } satisfies JobDefinition<ActionsTriggerPayload>,
+  // Queued by the actions clock of each worker for each due plan; the run is unique per plan and slot.
+  'schedule-planner': {
+    name: 'schedule-planner',
+    payload: schedulePlannerPayload,
+    queue: { retryLimit: 3, retryDelay: 10, expireInSeconds: 120 },
+    singletonKey: (payload) => `plan-${payload.planId}-${payload.slot}`,
+    concurrency: 2,
+  } satisfies JobDefinition<SchedulePlannerPayload>,
 } as const;
 
 export type JobCatalogue = typeof jobs;

@@ -4,6 +4,7 @@ import { withSecretKey, openStore, ensureBootAdmin } from '../db/process/boot.js
 import { installSchedules } from '../jobs/queue.js';
 import { configForProcess, databaseUrlOf, onStopRequest, runProcess, tellLauncher } from '../db/process/supervised.js';
 import { actorDeps, chooseActors, subscribe } from './subscribe.js';
+import { startActionsClock } from './actions-clock.js';
 
 /** The worker process: runs the actors until asked to stop, then finishes the jobs in hand and exits. */
 async function main(): Promise<void> {
@@ -20,10 +21,12 @@ async function main(): Promise<void> {
   await ensureBootAdmin(store, config, log);
   await installSchedules(store.boss);
   const subscription = await subscribe(actors, actorDeps(store, config, log), databaseUrl);
+  const actionsClock = await startActionsClock(store, config, log);
   log.info({ actors: actors.map((a) => a.name), worker: subscription.workerId }, 'worker ready');
   await tellLauncher({ hearth: 'ready' });
   stop = () => {
     void (async () => {
+      await actionsClock?.stop();
       await subscription.drain();
       await store.close();
       log.info('worker stopped');

@@ -1,4 +1,5 @@
 import gitea from './gitea-1.22-shapes.json' with { type: 'json' };
+import { actionsRunDefinitions } from './actions-runs.js';
 
 export type Schema = Record<string, unknown>;
 
@@ -15,6 +16,7 @@ const ref = (name: string): Schema => ({ $ref: `#/definitions/${name}` });
 
 /** Shapes Hearth renders that Gitea's description lacks, or leaves without a schema although a body is sent. */
 const hearthDefinitions: Record<string, Schema> = {
+  ...actionsRunDefinitions,
   APINotFound: {
     description: "APINotFound is the body of a 404: Gitea's error with the list of what was not found",
     type: 'object',

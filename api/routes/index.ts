@@ -59,6 +59,8 @@ import { actionsSecretRoutes } from './actions/secrets.js';
 import { actionsVariableRoutes } from './actions/variables.js';
 import { runnerTokenRoutes } from './actions/runner-tokens.js';
 import { wikiRoutes } from './wiki/wiki.js';
+import { actionRunRoutes } from './actions/runs.js';
+import { actionRunnerRoutes } from './actions/runners.js';
 
 /** Every /api/v1 route, in one table. An area adds its list here. */
 export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes, ...releaseRoutes, ...releaseAssetRoutes, ...commitStatusRoutes,
@@ -70,6 +72,6 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes, ...timelineRoutes, ...pinRoutes, ...issueTemplateRoutes, ...issueSearchRoutes,
   ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes,
   ...hookRoutes, ...notificationRoutes,
-  ...actionsSecretRoutes, ...actionsVariableRoutes, ...runnerTokenRoutes,
+  ...actionsSecretRoutes, ...actionsVariableRoutes, ...runnerTokenRoutes, ...actionRunRoutes, ...actionRunnerRoutes,
   ...wikiRoutes,
 ];

@@ -1,6 +1,7 @@
 import type { Tx } from '../../data-source.js';
 import { invalid } from '../../errors.js';
 import { emit } from '../../events/emit.js';
+import { actionsUnitChanged } from '../actions/triggers.js';
 import { assertValidBranchName, renameRepository, updateRepoColumns, type RepoContext } from './repos.js';
 import type { RepoRow } from './repo-row.js';
 import type { UserRow } from '../users/user-row.js';
@@ -185,6 +186,9 @@ export async function editRepository(tx: Tx, ctx: EditContext, repo: RepoRow, do
     await editMirror(tx, current, edit, parseDuration(ctx.minMirrorInterval));
   }
   const updated = await updateRepoColumns(tx, current, sets);
+  if (sets.has_actions !== undefined && sets.has_actions !== repo.has_actions) {
+    await actionsUnitChanged(tx, ctx.git, ctx.config.actions.enabled, updated, doer.id);
+  }
   if (sets.default_branch !== undefined) {
     await emit(tx, { kind: 'repository.default_branch_changed', repoId: repo.id, doerId: doer.id, payload: { previous: { default_branch: repo.default_branch }, default_branch: updated.default_branch } });
   }
