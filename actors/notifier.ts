@@ -192,6 +192,20 @@ const fanouts: { [K in EventKind]: Fanout<K> } = {
   'comment.edited': issueEvent(),
   'comment.deleted': issueEvent(),
 
+  // Gitea's review notifications: the verdict mails and notifies the pull request's followers; a review request
+  // notifies the requested user (team requests notify nobody).
+  'pull_review.approved': issueEvent<'pull_review.approved'>({ commentId: (p) => p.comment_id, mail: 'commented' }),
+  'pull_review.rejected': issueEvent<'pull_review.rejected'>({ commentId: (p) => p.comment_id, mail: 'commented' }),
+  'pull_review.commented': issueEvent<'pull_review.commented'>({ commentId: (p) => p.comment_id, mail: 'commented' }),
+  'pull_review.dismissed': issueEvent<'pull_review.dismissed'>({ commentId: (p) => p.comment_id, mail: null }),
+  'pull_review.deleted': none,
+  'pull_review.requested': issueEvent<'pull_review.requested'>({
+    receiver: (p) => p.reviewer_id ?? 0, when: (p) => p.reviewer_id !== null, commentId: (p) => p.comment_id, mail: null,
+  }),
+  'pull_review.request_removed': none,
+  'auto_merge.scheduled': none,
+  'auto_merge.cancelled': none,
+
   'organization.created': none,
   'organization.deleted': none,
   'organization.member_removed': none,

@@ -96,6 +96,19 @@ const payloads = {
   'issue.dependency_added': z.strictObject({ ...issueFacts, dependency_id: id, dependency_repo_id: id }),
   'issue.dependency_removed': z.strictObject({ ...issueFacts, dependency_id: id, dependency_repo_id: id }),
 
+  // Pull request reviews: a submitted verdict or comment (`comment_id`: its timeline entry), a dismissal, a deletion,
+  // and review requests of a user or a team (exactly one of reviewer_id and team_id).
+  'pull_review.approved': z.strictObject({ ...issueFacts, review_id: id, comment_id: id }),
+  'pull_review.rejected': z.strictObject({ ...issueFacts, review_id: id, comment_id: id }),
+  'pull_review.commented': z.strictObject({ ...issueFacts, review_id: id, comment_id: id }),
+  'pull_review.dismissed': z.strictObject({ ...issueFacts, review_id: id, comment_id: id }),
+  'pull_review.deleted': z.strictObject({ ...issueFacts, review_id: id }),
+  'pull_review.requested': z.strictObject({ ...issueFacts, reviewer_id: id.nullable(), team_id: id.nullable(), comment_id: id }),
+  'pull_review.request_removed': z.strictObject({ ...issueFacts, reviewer_id: id.nullable(), team_id: id.nullable(), comment_id: id }),
+  // A merge scheduled for when the required checks pass (merge_when_checks_succeed), and its cancellation.
+  'auto_merge.scheduled': z.strictObject({ ...issueFacts, merge_style: name }),
+  'auto_merge.cancelled': issue,
+
   'organization.created': z.strictObject({ org_id: id, name, owner_id: id }),
   'organization.deleted': z.strictObject({ org_id: id, name }),
   'organization.member_removed': z.strictObject({ org_id: id, user_id: id }),
