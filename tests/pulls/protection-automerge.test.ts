@@ -1,5 +1,4 @@
 import test from 'ava';
-import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { startHearth } from '../helpers/hearth.js';
 import { pullFixture } from './review-setup.js';

@@ -58,7 +58,7 @@ test('force_merge lets repository administrators past unmet protection, not writ
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  await pullFixture(hearth, alice, bob, 'proj');
+  const { repo } = await pullFixture(hearth, alice, bob, 'proj');
   await protect(hearth, alice, { protected_file_patterns: 'docs/*;FEATURE.*', block_on_official_review_requests: true });
 
   const byWriter = await merge(hearth, bob, 1, { force_merge: true });
@@ -70,10 +70,7 @@ test('force_merge lets repository administrators past unmet protection, not writ
   t.is((await hearth.call('GET', '/repos/alice/proj/pulls/1/merge')).status, 204);
 
   // a second pull request touches nothing protected, but waits for an official reviewer asked to review
-  const repo = await build.commit(hearth, (await hearth.store.db.query('SELECT * FROM repository WHERE lower_name = $1', ['proj']))[0], {
-    files: { 'other.txt': 'x\n' }, newBranch: 'other',
-  });
-  t.truthy(repo);
+  await build.commit(hearth, repo, { files: { 'other.txt': 'x\n' }, newBranch: 'other' });
   await drain(hearth, 'branch-sync');
   t.is((await hearth.call('POST', '/repos/alice/proj/pulls', { auth: alice.bearer, body: { head: 'other', base: 'main', title: 'Other' } })).status, 201);
   t.is((await hearth.call('POST', '/repos/alice/proj/pulls/2/requested_reviewers', { auth: alice.bearer, body: { reviewers: ['bob'] } })).status, 201);
