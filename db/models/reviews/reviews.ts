@@ -1,6 +1,7 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { forbidden, invalid, notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
+import { fileDiff } from '../../git/review-diff.js';
 import type { GitStore } from '../../git/store.js';
 import { selectPage, type PageWindow } from '../../sql.js';
 import { enqueueAutoMergeCheck } from '../automerge/scheduled-merges.js';
@@ -11,8 +12,12 @@ import { autoSubscribe } from '../issues/subscriptions.js';
 import { pullHeadRef, type PullRow } from '../pulls/pull-row.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import { userTypes, type UserRow } from '../users/user-row.js';
+import { cutDiffAroundLine } from './diff-around-line.js';
 import { baseBranchRule, isOfficialReviewer } from './official.js';
 import { reviewTypes, type ReviewRow, type ReviewType } from './review-row.js';
+
+/** Gitea's [ui] CODE_COMMENT_LINES: the diff lines a code comment keeps above its line. */
+const codeCommentLines = 4;
 
 export const submitOnClosedMessage = "can't submit review for a closed or merged PR";
 
@@ -139,10 +144,13 @@ export async function createReview(
       );
       review = (await startedReview(tx, issue, doer))!;
     }
+    const repoGit = deps.git.open(repo);
     for (const comment of input.comments) {
+      const diff = pull.merge_base ? await fileDiff(repoGit, pull.merge_base, head, comment.path) : '';
+      const patch = cutDiffAroundLine(diff, Math.abs(comment.line), comment.line < 0, codeCommentLines);
       await tx.query(
-        `INSERT INTO comment (type, poster_id, issue_id, content, tree_path, line, commit_sha, review_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [commentType.code, doer.id, issue.id, comment.body, comment.path, comment.line, head, review.id],
+        `INSERT INTO comment (type, poster_id, issue_id, content, tree_path, line, commit_sha, review_id, patch) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [commentType.code, doer.id, issue.id, comment.body, comment.path, comment.line, head, review.id, patch],
       );
     }
   }
