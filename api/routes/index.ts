@@ -55,7 +55,9 @@ import { issueTemplateRoutes } from './issues/templates.js';
 import { issueSearchRoutes } from './issues/search.js';
 import { hookRoutes } from './hooks/hooks.js';
 import { notificationRoutes } from './notifications/notifications.js';
-import { pullRoutes } from './pulls/pulls.js';
+import { pullByBranchesRoutes, pullRoutes } from './pulls/pulls.js';
+import { pullChangeRoutes } from './pulls/pull-changes.js';
+import { pullMergeRoutes } from './pulls/pull-merge.js';
 
 /** Every /api/v1 route, in one table. An area adds its list here. */
 export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes, ...releaseRoutes, ...releaseAssetRoutes, ...commitStatusRoutes,
@@ -66,4 +68,5 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes, ...mirrorRoutes, ...packageRoutes,
   ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes, ...timelineRoutes, ...pinRoutes, ...issueTemplateRoutes, ...issueSearchRoutes,
   ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes,
-  ...hookRoutes, ...notificationRoutes, ...pullRoutes];
+  ...hookRoutes, ...notificationRoutes,
+  ...pullChangeRoutes, ...pullMergeRoutes, ...pullRoutes, ...pullByBranchesRoutes];

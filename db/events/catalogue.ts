@@ -96,6 +96,14 @@ const payloads = {
   'issue.dependency_added': z.strictObject({ ...issueFacts, dependency_id: id, dependency_repo_id: id }),
   'issue.dependency_removed': z.strictObject({ ...issueFacts, dependency_id: id, dependency_repo_id: id }),
 
+  // Pull requests: the event's issue is the pull request's (is_pull). Closing, reopening, labels and assignees of a
+  // pull request are its issue's events.
+  'pull_request.opened': issue,
+  'pull_request.edited': z.strictObject({ ...issueFacts, previous: z.strictObject({ base_branch: z.string() }) }),
+  'pull_request.merged': z.strictObject({ ...issueFacts, merged_commit_id: objectId, style: z.string() }),
+  // A push moved the head (or the base) of an open pull request.
+  'pull_request.synchronized': z.strictObject({ ...issueFacts, before: objectId, after: objectId }),
+
   'organization.created': z.strictObject({ org_id: id, name, owner_id: id }),
   'organization.deleted': z.strictObject({ org_id: id, name }),
   'organization.member_removed': z.strictObject({ org_id: id, user_id: id }),

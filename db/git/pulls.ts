@@ -56,14 +56,14 @@ export async function commitsToReplay(repo: GitReader, base: string, head: strin
 }
 
 /**
- * Copies the commit `sha` (and what it reaches) from another repository into this one under `ref`; the ref is
- * written whatever it held. A pull request from a fork keeps its head in the base repository this way.
+ * Copies the commit `sha` (and what it reaches) from another repository into this one, under `ref` when one is
+ * given (written whatever it held). A pull request from a fork keeps its head in the base repository this way.
  */
-export async function fetchCommitAs(repo: GitRepo, source: GitReader, sha: string, ref: string): Promise<void> {
+export async function fetchCommitAs(repo: GitRepo, source: GitReader, sha: string, ref: string | null): Promise<void> {
   if (source.dir !== repo.dir && !(await repo.objects.resolve(sha))) {
     await gitOk(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', source.dir, sha], { cwd: repo.dir, timeoutMs: 10 * 60_000 });
   }
-  await gitOk(['update-ref', '--no-deref', ref, sha], { cwd: repo.dir });
+  if (ref) await gitOk(['update-ref', '--no-deref', ref, sha], { cwd: repo.dir });
 }
 
 /**
@@ -101,11 +101,11 @@ export async function changedPaths(repo: GitReader, from: string, to: string): P
   return files;
 }
 
-/** `git diff -M from to` (binary patches included) or `git format-patch` of the commits in between, streamed. */
-export function rangeDiff(repo: GitReader, from: string, to: string, type: 'diff' | 'patch'): Readable {
+/** `git diff -M from to` (binary patches with `binary`) or `git format-patch` of the commits in between, streamed. */
+export function rangeDiff(repo: GitReader, from: string, to: string, type: 'diff' | 'patch', binary = false): Readable {
   const args = type === 'diff'
-    ? ['diff', '-M', '--binary', '--no-color', from, to]
-    : ['format-patch', '--no-signature', '--binary', '--stdout', `${from}..${to}`];
+    ? ['diff', '-M', ...(binary ? ['--binary'] : []), '--no-color', from, to]
+    : ['format-patch', '--no-signature', ...(binary ? ['--binary'] : []), '--stdout', `${from}..${to}`];
   return streamGit(args, { cwd: repo.dir });
 }
 

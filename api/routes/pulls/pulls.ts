@@ -83,6 +83,10 @@ export const pullRoutes = [
       return ok(await renderOnePull(deps, repo, pull, issue, doer));
     },
   }),
+];
+
+/** Registered after every other `/pulls/{index}/…` route: `{base}/{head}` would match them all. */
+export const pullByBranchesRoutes = [
   route({
     method: 'get', path: '/repos/{owner}/{repo}/pulls/{base}/{head}', rest: 'head', operationId: 'repoGetPullRequestByBaseHead',
     summary: 'Get a pull request by base and head', tag: 'repository', scope: 'read:repository', repo: { unit: 'repo.pulls' },
