@@ -22,6 +22,7 @@ import {
   refShortName, type HookPayload,
 } from '../api/render/hook-payloads.js';
 import type { Actor, ActorDeps } from './actor.js';
+import { pullHooks } from './pull-hooks.js';
 
 /** A stored domain event, typed by its kind. */
 interface StoredEvent<K extends EventKind = EventKind> {
@@ -205,6 +206,10 @@ const fanouts: { [K in EventKind]: Fanout<K> } = {
   'pull_review.request_removed': none,
   'auto_merge.scheduled': none,
   'auto_merge.cancelled': none,
+  'pull_request.opened': { hooks: pullHooks('opened', 'pull_request'), notification: { mail: 'opened' } },
+  'pull_request.edited': { hooks: pullHooks<EventPayload<'pull_request.edited'>>('edited', 'pull_request', (p) => ({ changes: { ref: { from: p.previous.base_branch } } })) },
+  'pull_request.merged': { hooks: pullHooks('closed', 'pull_request'), notification: { mail: 'closed' } },
+  'pull_request.synchronized': { hooks: pullHooks<EventPayload<'pull_request.synchronized'>>('synchronized', 'pull_request_sync', (p) => ({ commitId: p.after })) },
 
   'organization.created': none,
   'organization.deleted': none,

@@ -64,7 +64,8 @@ export type HookPayload =
   | { type: 'delete'; body: ApiDeletePayload }
   | { type: 'fork'; body: ApiForkPayload }
   | { type: 'repository'; body: ApiRepositoryPayload }
-  | { type: 'release'; body: ApiReleasePayload };
+  | { type: 'release'; body: ApiReleasePayload }
+  | { type: 'pull_request' | 'pull_request_sync'; body: import('./pull-payloads.js').ApiPullRequestPayload };
 
 /** The webhook event type of a payload, checked against Gitea's list at compile time. */
 export type PayloadEventType = HookPayload['type'] & HookEventType;

@@ -58,6 +58,9 @@ import { notificationRoutes } from './notifications/notifications.js';
 import { reviewRoutes } from './reviews/reviews.js';
 import { reviewRequestRoutes } from './reviews/review-requests.js';
 import { autoMergeRoutes } from './reviews/auto-merge.js';
+import { pullByBranchesRoutes, pullRoutes } from './pulls/pulls.js';
+import { pullChangeRoutes } from './pulls/pull-changes.js';
+import { pullMergeRoutes } from './pulls/pull-merge.js';
 
 /** Every /api/v1 route, in one table. An area adds its list here. */
 export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes, ...releaseRoutes, ...releaseAssetRoutes, ...commitStatusRoutes,
@@ -69,4 +72,5 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes, ...timelineRoutes, ...pinRoutes, ...issueTemplateRoutes, ...issueSearchRoutes,
   ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes,
   ...hookRoutes, ...notificationRoutes,
-  ...reviewRoutes, ...reviewRequestRoutes, ...autoMergeRoutes];
+  ...reviewRoutes, ...reviewRequestRoutes, ...autoMergeRoutes,
+  ...pullChangeRoutes, ...pullMergeRoutes, ...pullRoutes, ...pullByBranchesRoutes];

@@ -108,6 +108,13 @@ const payloads = {
   // A merge scheduled for when the required checks pass (merge_when_checks_succeed), and its cancellation.
   'auto_merge.scheduled': z.strictObject({ ...issueFacts, merge_style: name }),
   'auto_merge.cancelled': issue,
+  // Pull requests: the event's issue is the pull request's (is_pull). Closing, reopening, labels and assignees of a
+  // pull request are its issue's events.
+  'pull_request.opened': issue,
+  'pull_request.edited': z.strictObject({ ...issueFacts, previous: z.strictObject({ base_branch: z.string() }) }),
+  'pull_request.merged': z.strictObject({ ...issueFacts, merged_commit_id: objectId, style: z.string() }),
+  // A push moved the head (or the base) of an open pull request.
+  'pull_request.synchronized': z.strictObject({ ...issueFacts, before: objectId, after: objectId }),
 
   'organization.created': z.strictObject({ org_id: id, name, owner_id: id }),
   'organization.deleted': z.strictObject({ org_id: id, name }),
