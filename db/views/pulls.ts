@@ -3,6 +3,7 @@ import { shortStat } from '../git/pulls.js';
 import type { GitStore } from '../git/store.js';
 import type { IssueRow } from '../models/issues/issue-row.js';
 import { pullHeadRef, type PullRow } from '../models/pulls/pull-row.js';
+import { reviewTypes } from '../models/reviews/review-row.js';
 import type { RepoRow } from '../models/repos/repo-row.js';
 import { findUsersByIds } from '../models/users/users.js';
 import type { UserRow } from '../models/users/user-row.js';
@@ -27,12 +28,20 @@ export interface PullView {
   requestedReviewers: UserRow[];
 }
 
-/**
- * Who is asked to review each pull request (by issue id). Empty until the review requests exist: the reviews
- * area replaces this one function.
- */
-export async function requestedReviewersOf(_db: Queryable, issueIds: number[]): Promise<Map<number, UserRow[]>> {
-  return new Map(issueIds.map((id) => [id, []]));
+/** Who is asked to review each pull request (by issue id): the users of its open review requests (Gitea's LoadRequestedReviewers). */
+export async function requestedReviewersOf(db: Queryable, issueIds: number[]): Promise<Map<number, UserRow[]>> {
+  const byIssue = new Map<number, UserRow[]>(issueIds.map((id) => [id, []]));
+  if (issueIds.length === 0) return byIssue;
+  const rows = await db.query<{ issue_id: number; reviewer_id: number }>(
+    'SELECT issue_id, reviewer_id FROM review WHERE issue_id = ANY($1::bigint[]) AND type = $2 AND reviewer_id IS NOT NULL ORDER BY id',
+    [issueIds, reviewTypes.request],
+  );
+  const users = await findUsersByIds(db, rows.map((row) => row.reviewer_id));
+  for (const row of rows) {
+    const user = users.get(row.reviewer_id);
+    if (user) byIssue.get(row.issue_id)?.push(user);
+  }
+  return byIssue;
 }
 
 /** Review comments per issue (Gitea's code comments, comment type 21). */

@@ -3,6 +3,7 @@ import { inTx } from '../../../db/data-source.js';
 import { notFound } from '../../../db/errors.js';
 import { mergeStyles } from '../../../db/models/pulls/merge-checks.js';
 import { mergePull } from '../../../db/models/pulls/merge.js';
+import { scheduleMergeUnlessReady } from '../../../db/models/automerge/scheduled-merges.js';
 import { updatePullBranch } from '../../../db/models/pulls/pull-update.js';
 import { assertNotArchived } from '../../context/issue.js';
 import { loadPull } from '../../context/pull.js';
@@ -17,6 +18,7 @@ export const mergePullBody = z.object({
   head_commit_id: z.string().optional(),
   delete_branch_after_merge: z.boolean().optional(),
   force_merge: z.boolean().optional(),
+  merge_when_checks_succeed: z.boolean().optional(),
 });
 
 export const pullMergeRoutes = [
@@ -32,10 +34,17 @@ export const pullMergeRoutes = [
   route({
     method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/merge', operationId: 'repoMergePullRequest', summary: 'Merge a pull request',
     tag: 'repository', scope: 'write:repository', signedIn: true, repo: { unit: 'repo.pulls' }, ids: ['index'], body: mergePullBody,
-    responses: { 200: 'empty', 404: 'notFound', 405: 'empty', 409: 'error', 422: 'validationError', 423: 'error' },
+    responses: { 200: 'empty', 201: 'empty', 404: 'notFound', 405: 'empty', 409: 'error', 422: 'validationError', 423: 'error' },
     handle: async ({ deps, repo, doer, ids, body }) => {
       assertNotArchived(repo);
       const { pull } = await loadPull(deps, repo, ids.index);
+      if (body.merge_when_checks_succeed && body.Do !== 'manually-merged') {
+        const scheduled = await inTx(deps, (tx) => scheduleMergeUnlessReady(tx, deps, repo.repo, pull, doer, {
+          style: body.Do, message: [body.MergeTitleField?.trim(), body.MergeMessageField?.trim()].filter(Boolean).join('\n\n'),
+          deleteBranchAfterMerge: body.delete_branch_after_merge ?? repo.repo.default_delete_branch_after_merge,
+        }));
+        if (scheduled) return { status: 201 };
+      }
       await inTx(deps, (tx) => mergePull(tx, deps, repo.repo, pull, doer, {
         style: body.Do, title: body.MergeTitleField, message: body.MergeMessageField, headCommitId: body.head_commit_id || undefined,
         mergeCommitId: body.MergeCommitID, deleteBranchAfterMerge: body.delete_branch_after_merge, force: body.force_merge,

@@ -6,7 +6,7 @@ import { mergePull } from '../pulls/merge.js';
 import type { MergeStyle } from '../pulls/merge-checks.js';
 import type { PullRow } from '../pulls/pull-row.js';
 import { findRepoById } from '../repos/repos.js';
-import { protectionBlock } from '../reviews/merge-checks.js';
+import { protectionBlock } from '../reviews/protection-checks.js';
 import { findUsersByIds } from '../users/users.js';
 import { dropScheduledMerge, type ScheduledMergeRow } from './scheduled-merges.js';
 

@@ -4,7 +4,11 @@ import { emit } from '../../events/emit.js';
 import { enqueue } from '../../../jobs/queue.js';
 import { issueFacts } from '../issues/issue-facts.js';
 import { commentType, type IssueRow } from '../issues/issue-row.js';
+import type { GitStore } from '../../git/store.js';
+import { checkMergeAllowed, type MergeStyle } from '../pulls/merge-checks.js';
 import type { PullRow } from '../pulls/pull-row.js';
+import { lockPull } from '../pulls/pulls.js';
+import { protectionBlock } from '../reviews/protection-checks.js';
 import { accessModes, type AccessMode, type RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
 
@@ -81,4 +85,20 @@ export async function cancelAutoMerge(tx: Tx, repo: RepoRow, issue: IssueRow, pu
 /** Removes a schedule without a trace: its pull request was merged or closed (Gitea's Merge deletes it first). */
 export async function dropScheduledMerge(tx: Tx, pullId: number): Promise<void> {
   await tx.query('DELETE FROM pull_auto_merge WHERE pull_id = $1', [pullId]);
+}
+
+/**
+ * merge_when_checks_succeed (Gitea's CheckPullMergeable with MergeCheckTypeAuto, then ScheduleAutoMerge): every merge
+ * check but branch protection must pass now; when protection passes too the pull request is merged at once (false),
+ * otherwise the merge is scheduled (true).
+ */
+export async function scheduleMergeUnlessReady(
+  tx: Tx, deps: { git: GitStore }, base: RepoRow, pull: PullRow, doer: UserRow, schedule: MergeSchedule & { style: MergeStyle },
+): Promise<boolean> {
+  const row = await lockPull(tx, pull);
+  const [issue] = await tx.query<IssueRow>('SELECT * FROM issue WHERE id = $1 FOR UPDATE', [row.issue_id]);
+  await checkMergeAllowed({ tx, git: deps.git, base, pull: row, issue, doer, request: { style: schedule.style, force: false, auto: false, scheduling: true } });
+  if (!(await protectionBlock(tx, deps.git, base, row))) return false;
+  await scheduleAutoMerge(tx, base, issue, row, doer, schedule);
+  return true;
 }

@@ -2,6 +2,8 @@ import type { Tx } from '../../data-source.js';
 import { methodNotAllowed, notFound } from '../../errors.js';
 import { accessModeOf } from '../access.js';
 import type { IssueRow } from '../issues/issue-row.js';
+import type { GitStore } from '../../git/store.js';
+import { assertProtectionAllowsMerge } from '../reviews/protection-checks.js';
 import { accessModes, type RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
 import { isWorkInProgress, pullStatus, type PullRow } from './pull-row.js';
@@ -17,11 +19,14 @@ export interface MergeRequest {
   force: boolean;
   /** A scheduled auto-merge running in the worker rather than a request. */
   auto: boolean;
+  /** merge_when_checks_succeed: the merge is scheduled, so unmet branch protection is what it waits for. */
+  scheduling?: boolean;
 }
 
 /** What every check is handed: the pull request and its issue (locked by the merge), its base repository, the doer. */
 export interface MergeContext {
   tx: Tx;
+  git: GitStore;
   base: RepoRow;
   pull: PullRow;
   issue: IssueRow;
@@ -59,10 +64,21 @@ const baseChecks: MergeCheck = async ({ tx, base, pull, issue, doer, request }) 
 };
 
 /**
+ * Gitea's CheckPullBranchProtections step (not for a manually merged pull request): required statuses and approvals,
+ * blocking reviews and requests, an outdated head, protected files; `force_merge` lets administrators past, a scheduled
+ * merge waits for it, the worker's run of a scheduled merge is held to all of it.
+ */
+const protectionCheck: MergeCheck = async ({ tx, git, base, pull, doer, request }) => {
+  if (request.style === 'manually-merged') return;
+  const repoMode = await accessModeOf(tx, doer, base);
+  await assertProtectionAllowsMerge(tx, git, base, pull, doer, { force: request.force && !request.auto, repoMode, scheduling: request.scheduling });
+};
+
+/**
  * The checks a merge passes before anything is written, in order. Branch protection (required approvals, status
  * checks, blocked reviews, outdated branch, protected files) adds its check to this list.
  */
-const checks: MergeCheck[] = [baseChecks];
+const checks: MergeCheck[] = [baseChecks, protectionCheck];
 
 /** Runs every merge check; the first that refuses ends the merge with its status (405, 404, 409…). */
 export async function checkMergeAllowed(ctx: MergeContext): Promise<void> {

@@ -14,6 +14,7 @@ import { accessModes, type RepoRow } from '../repos/repo-row.js';
 import { findRepoById } from '../repos/repos.js';
 import type { UserRow } from '../users/user-row.js';
 import { findUsersByIds } from '../users/users.js';
+import { dropScheduledMerge } from '../automerge/scheduled-merges.js';
 import { checkMergeAllowed, type MergeStyle } from './merge-checks.js';
 import { pullHeadRef, pullStatus, type PullRow } from './pull-row.js';
 import { currentHeadSha, lockPull } from './pulls.js';
@@ -158,7 +159,11 @@ async function mergeCommit(
 export async function mergePull(tx: Tx, deps: MergeDeps, base: RepoRow, pull: PullRow, doer: UserRow, options: MergeOptions): Promise<PullRow> {
   const row = await lockPull(tx, pull);
   const issue = await lockIssue(tx, { id: row.issue_id } as IssueRow);
-  await checkMergeAllowed({ tx, base, pull: row, issue, doer, request: { style: options.style, force: options.force ?? false, auto: options.auto ?? false } });
+  await checkMergeAllowed({
+    tx, git: deps.git, base, pull: row, issue, doer, request: { style: options.style, force: options.force ?? false, auto: options.auto ?? false },
+  });
+  // Gitea's Merge removes the pull request's scheduled merge, whoever merges it
+  await dropScheduledMerge(tx, row.id);
   const repoGit = deps.git.open(base);
   const headRepo = row.head_repo_id ? await findRepoById(tx, row.head_repo_id) : null;
 
