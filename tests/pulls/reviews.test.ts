@@ -94,7 +94,7 @@ test("Gitea's refusals: own pull request, empty bodies, closed pull requests", a
   t.is(codeOnly.status, 200, JSON.stringify(codeOnly.body));
   t.like(codeOnly.body, { state: 'COMMENT', body: '', comments_count: 1, official: false });
 
-  t.is((await hearth.call('PATCH', '/repos/alice/proj/pulls/1', { auth: alice.bearer, body: { state: 'closed' } })).status, 201);
+  t.is((await hearth.call('PATCH', '/repos/alice/proj/issues/1', { auth: alice.bearer, body: { state: 'closed' } })).status, 201);
   await refused(bob.bearer, { event: 'COMMENT', body: 'late' }, "can't submit review for a closed or merged PR");
   t.is((await hearth.store.db.query('SELECT id FROM review')).length, 1);
 });
