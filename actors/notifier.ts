@@ -22,6 +22,7 @@ import {
   refShortName, type HookPayload,
 } from '../api/render/hook-payloads.js';
 import type { Actor, ActorDeps } from './actor.js';
+import { reviewHooks, reviewRequestHooks } from './review-hooks.js';
 import { pullHooks } from './pull-hooks.js';
 
 /** A stored domain event, typed by its kind. */
@@ -193,17 +194,18 @@ const fanouts: { [K in EventKind]: Fanout<K> } = {
   'comment.edited': issueEvent(),
   'comment.deleted': issueEvent(),
 
-  // Gitea's review notifications: the verdict mails and notifies the pull request's followers; a review request
-  // notifies the requested user (team requests notify nobody).
-  'pull_review.approved': issueEvent<'pull_review.approved'>({ commentId: (p) => p.comment_id, mail: 'commented' }),
-  'pull_review.rejected': issueEvent<'pull_review.rejected'>({ commentId: (p) => p.comment_id, mail: 'commented' }),
-  'pull_review.commented': issueEvent<'pull_review.commented'>({ commentId: (p) => p.comment_id, mail: 'commented' }),
+  // Gitea's review notifications: a verdict reaches the review webhooks and mails and notifies the pull request's
+  // followers; a user's review request reaches the review-request webhooks and notifies that user (team requests: neither).
+  'pull_review.approved': { hooks: reviewHooks('pull_request_review_approved'), notification: { commentId: (p) => p.comment_id, mail: 'commented' } },
+  'pull_review.rejected': { hooks: reviewHooks('pull_request_review_rejected'), notification: { commentId: (p) => p.comment_id, mail: 'commented' } },
+  'pull_review.commented': { hooks: reviewHooks('pull_request_review_comment'), notification: { commentId: (p) => p.comment_id, mail: 'commented' } },
   'pull_review.dismissed': issueEvent<'pull_review.dismissed'>({ commentId: (p) => p.comment_id, mail: null }),
   'pull_review.deleted': none,
-  'pull_review.requested': issueEvent<'pull_review.requested'>({
-    receiver: (p) => p.reviewer_id ?? 0, when: (p) => p.reviewer_id !== null, commentId: (p) => p.comment_id, mail: null,
-  }),
-  'pull_review.request_removed': none,
+  'pull_review.requested': {
+    hooks: reviewRequestHooks('review_requested'),
+    notification: { receiver: (p) => p.reviewer_id ?? 0, when: (p) => p.reviewer_id !== null, commentId: (p) => p.comment_id, mail: null },
+  },
+  'pull_review.request_removed': { hooks: reviewRequestHooks('review_request_removed') },
   'auto_merge.scheduled': none,
   'auto_merge.cancelled': none,
   'pull_request.opened': { hooks: pullHooks('opened', 'pull_request'), notification: { mail: 'opened' } },

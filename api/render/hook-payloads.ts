@@ -65,7 +65,11 @@ export type HookPayload =
   | { type: 'fork'; body: ApiForkPayload }
   | { type: 'repository'; body: ApiRepositoryPayload }
   | { type: 'release'; body: ApiReleasePayload }
-  | { type: 'pull_request' | 'pull_request_sync'; body: import('./pull-payloads.js').ApiPullRequestPayload };
+  | {
+    type: 'pull_request' | 'pull_request_sync' | 'pull_request_review_approved' | 'pull_request_review_rejected' | 'pull_request_review_comment'
+      | 'pull_request_review_request';
+    body: import('./pull-payloads.js').ApiPullRequestPayload;
+  };
 
 /** The webhook event type of a payload, checked against Gitea's list at compile time. */
 export type PayloadEventType = HookPayload['type'] & HookEventType;

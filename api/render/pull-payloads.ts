@@ -7,7 +7,7 @@ import { renderUser, type ApiUser, type RenderContext } from './user.js';
 
 /** Gitea's HookIssueAction values a pull request payload carries. */
 export type PullHookAction = 'opened' | 'edited' | 'closed' | 'reopened' | 'synchronized' | 'assigned' | 'unassigned'
-  | 'label_updated' | 'label_cleared' | 'milestoned' | 'demilestoned' | 'review_requested' | 'review_request_removed';
+  | 'label_updated' | 'label_cleared' | 'milestoned' | 'demilestoned' | 'review_requested' | 'review_request_removed' | 'reviewed';
 
 /** Gitea's ChangesPayload: what an edit changed, by its old value. */
 export interface ApiChangesPayload {
@@ -26,6 +26,8 @@ export interface ApiPullRequestPayload {
   repository: ApiRepository;
   sender: ApiUser;
   commit_id: string;
+  /** Gitea's ReviewPayload of a review event: the webhook event type and the review's body. */
+  review: { type: string; content: string } | null;
 }
 
 /**
@@ -34,7 +36,7 @@ export interface ApiPullRequestPayload {
  */
 export function renderPullRequestPayload(
   action: PullHookAction, pull: PullView, repo: RepoView, doer: UserRow, ctx: RenderContext,
-  extra: { changes?: ApiChangesPayload; requestedReviewer?: UserRow | null; commitId?: string } = {},
+  extra: { changes?: ApiChangesPayload; requestedReviewer?: UserRow | null; commitId?: string; review?: { type: string; content: string } } = {},
 ): ApiPullRequestPayload {
   return {
     action,
@@ -45,5 +47,6 @@ export function renderPullRequestPayload(
     repository: renderRepository(repo, null, ctx),
     sender: renderUser(doer, null, ctx),
     commit_id: extra.commitId ?? '',
+    review: extra.review ?? null,
   };
 }

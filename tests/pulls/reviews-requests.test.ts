@@ -9,7 +9,8 @@ test('review requests of users: added once, refused for the poster and unknown u
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
   const carol = await hearth.createUser('carol');
-  await pullFixture(hearth, alice, bob, 'proj');
+  const { repo } = await pullFixture(hearth, alice, bob, 'proj');
+  await build.hook(hearth, { repoId: repo.id }, { url: 'http://127.0.0.1:9/hook', events: ['pull_request_review_request'] });
   const path = '/repos/alice/proj/pulls/1/requested_reviewers';
 
   const asked = await hearth.call('POST', path, { auth: alice.bearer, body: { reviewers: ['bob'] } });
@@ -36,6 +37,12 @@ test('review requests of users: added once, refused for the poster and unknown u
   await drain(hearth, 'notify');
   const [thread] = await hearth.store.db.query<{ user_id: number }>('SELECT user_id FROM notification WHERE user_id = $1', [bob.user.id]);
   t.truthy(thread, 'the requested reviewer is notified');
+  const [task] = await hearth.store.db.query<{ event_type: string; payload: string }>('SELECT event_type, payload FROM hook_task');
+  t.is(task.event_type, 'pull_request_review_request');
+  const payload = JSON.parse(task.payload);
+  t.is(payload.action, 'review_requested');
+  t.is(payload.requested_reviewer.login, 'bob');
+  t.deepEqual(payload.pull_request.requested_reviewers.map((u: { login: string }) => u.login), ['bob']);
 
   // bob's review answers the request
   const review = await hearth.call('POST', '/repos/alice/proj/pulls/1/reviews', { auth: bob.bearer, body: { event: 'COMMENT', body: 'looks fine' } });

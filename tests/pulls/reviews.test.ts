@@ -1,4 +1,6 @@
 import test from 'ava';
+import { build } from '../helpers/build.js';
+import { drain } from '../helpers/drain.js';
 import { startHearth } from '../helpers/hearth.js';
 import { pullFixture } from './review-setup.js';
 
@@ -6,8 +8,9 @@ test('a pending review is invisible to others until submitted; comments join the
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
-  const { headSha } = await pullFixture(hearth, alice, bob, 'proj');
+  const { headSha, repo } = await pullFixture(hearth, alice, bob, 'proj');
   const base = '/repos/alice/proj/pulls/1/reviews';
+  await build.hook(hearth, { repoId: repo.id }, { url: 'http://127.0.0.1:9/hook', events: ['pull_request_review'] });
 
   const started = await hearth.call('POST', base, {
     auth: bob.bearer, body: { body: 'first look', event: 'PENDING', comments: [{ path: 'feature.txt', body: 'why two?', new_position: 2 }] },
@@ -67,6 +70,12 @@ test('a pending review is invisible to others until submitted; comments join the
   t.is(entry.body, 'just two nits');
   const [event] = await hearth.store.db.query<{ payload: { review_id: number } }>(`SELECT payload FROM domain_event WHERE kind = 'pull_review.approved'`);
   t.is(event.payload.review_id, id);
+  await drain(hearth, 'notify');
+  const tasks = await hearth.store.db.query<{ event_type: string; payload: string }>('SELECT event_type, payload FROM hook_task');
+  t.deepEqual(tasks.map((task) => task.event_type), ['pull_request_review_approved'], 'nothing was sent for the pending review');
+  const payload = JSON.parse(tasks[0].payload);
+  t.like(payload, { action: 'reviewed', number: 1, review: { type: 'pull_request_review_approved', content: 'just two nits' } });
+  t.is(payload.sender.login, 'bob');
 });
 
 test("Gitea's refusals: own pull request, empty bodies, closed pull requests", async (t) => {
