@@ -42,7 +42,7 @@ export async function replayTree(repo: GitRepo, onto: string, commit: string, pa
   return mergeTree(repo, stand, commit);
 }
 
-const replayIdentity: GitIdentity = { name: 'replay', email: 'replay@localhost', date: new Date(0) };
+const replayIdentity: GitIdentity = { name: 'replay', email: 'replay@localhost', date: new Date(Date.UTC(2000, 0, 1)) };
 
 /** `git merge-base --is-ancestor`. */
 export async function isAncestor(repo: GitReader, ancestor: string, descendant: string): Promise<boolean> {

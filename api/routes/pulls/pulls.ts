@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
-import { notFound } from '../../../db/errors.js';
+import { forbidden, notFound } from '../../../db/errors.js';
+import { editPull } from '../../../db/models/pulls/pull-edit.js';
+import { accessModes } from '../../../db/models/repos/repo-row.js';
 import { findPullByBranches, findPullOfIssue } from '../../../db/models/pulls/pulls.js';
+import type { PullRow } from '../../../db/models/pulls/pull-row.js';
 import { listPulls } from '../../../db/models/pulls/pull-list.js';
 import { openPull, resolveHead } from '../../../db/models/pulls/pull-options.js';
 import { findUserByName } from '../../../db/models/users/users.js';
@@ -29,6 +32,20 @@ export const createPullBody = z.object({
 
 /** A query parameter that may be given more than once (`labels=1&labels=2`). */
 const repeated = z.preprocess((value) => (value === undefined ? [] : Array.isArray(value) ? value : [value]), z.array(z.string()));
+
+export const editPullBody = z.object({
+  title: z.string().optional(),
+  body: z.string().optional(),
+  base: z.string().optional(),
+  assignee: z.string().optional(),
+  assignees: z.array(z.string()).optional(),
+  milestone: id.optional(),
+  labels: z.array(id).optional(),
+  state: z.enum(['open', 'closed']).optional(),
+  due_date: dateTime.optional(),
+  unset_due_date: z.boolean().optional(),
+  allow_maintainer_edit: z.boolean().optional(),
+});
 
 const listPullsQuery = z.object({
   state: z.enum(['open', 'closed', 'all']).optional(),
@@ -76,10 +93,36 @@ export const pullRoutes = [
     },
   }),
   route({
+    method: 'patch', path: '/repos/{owner}/{repo}/pulls/{index}', operationId: 'repoEditPullRequest',
+    summary: 'Update a pull request. If using deadline only the date will be taken into account, and time of day ignored.', tag: 'repository',
+    scope: 'write:repository', signedIn: true, repo: { unit: 'repo.pulls' }, ids: ['index'], body: editPullBody,
+    responses: { 201: 'PullRequest', 403: 'forbidden', 404: 'notFound', 409: 'error', 412: 'error', 422: 'validationError' },
+    handle: async ({ deps, repo, doer, ids, body }) => {
+      const loaded = await loadPull(deps, repo, ids.index);
+      const canWrite = loaded.mode >= accessModes.write;
+      if (loaded.issue.poster_id !== doer.id && !canWrite) throw forbidden('only the poster or a writer can edit a pull request');
+      const { pull, issue } = await inTx(deps, (tx) => editPull(tx, deps, repo.repo, loaded.pull, loaded.issue, doer, body, canWrite));
+      return created(await renderOnePull(deps, repo, pull, issue, doer));
+    },
+  }),
+  route({
     method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}', operationId: 'repoGetPullRequest', summary: 'Get a pull request', tag: 'repository',
     scope: 'read:repository', repo: { unit: 'repo.pulls' }, ids: ['index'], responses: { 200: 'PullRequest', 404: 'notFound' },
     handle: async ({ deps, repo, doer, ids }) => {
       const { pull, issue } = await loadPull(deps, repo, ids.index);
+      return ok(await renderOnePull(deps, repo, pull, issue, doer));
+    },
+  }),
+  route({
+    method: 'get', path: '/repos/{owner}/{repo}/commits/{sha}/pull', operationId: 'repoGetCommitPullRequest',
+    summary: 'Get the merged pull request of the commit', tag: 'repository', scope: 'read:repository', repo: { unit: 'repo.pulls' },
+    responses: { 200: 'PullRequest', 404: 'notFound' },
+    handle: async ({ deps, repo, doer, params }) => {
+      const [pull] = await deps.db.query<PullRow>(
+        'SELECT * FROM pull_request WHERE base_repo_id = $1 AND has_merged AND merged_commit_id = $2 ORDER BY id DESC LIMIT 1', [repo.repo.id, params.sha],
+      );
+      const issue = pull && (await findIssueById(deps.db, pull.issue_id));
+      if (!pull || !issue) throw notFound(`pull request does not exist [merged commit: ${params.sha}]`);
       return ok(await renderOnePull(deps, repo, pull, issue, doer));
     },
   }),
