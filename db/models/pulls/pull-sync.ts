@@ -5,11 +5,16 @@ import { issueFacts } from '../issues/issue-facts.js';
 import { findIssueById } from '../issues/issues.js';
 import type { PullRow } from './pull-row.js';
 import { refreshPull } from './pulls.js';
+import { enqueueAutoMergeCheck } from '../automerge/scheduled-merges.js';
+import { findRepoById } from '../repos/repos.js';
+import { reviewsAfterHeadPush } from '../reviews/reviews.js';
+import { findUsersByIds } from '../users/users.js';
 
 /**
  * After a push (the branch-sync job): every open pull request whose head or base branch was among the pushed
  * branches is tested again (Gitea's AddTestPullRequestTask); one whose head moved keeps its new head under
- * refs/pull/N/head and emits `pull_request.synchronized`. A repeated run finds the heads already recorded and emits nothing.
+ * refs/pull/N/head, makes its reviews stale (dismissing approvals where the base branch's rule says so) and emits
+ * `pull_request.synchronized`; each one's scheduled merge is checked again. A repeated run finds the heads already recorded and emits nothing.
  */
 export async function syncPullsAfterPush(tx: Tx, git: GitStore, repoId: number, pusherId: number, branches: string[]): Promise<void> {
   if (branches.length === 0) return;
@@ -23,9 +28,13 @@ export async function syncPullsAfterPush(tx: Tx, git: GitStore, repoId: number, 
   for (const pull of pulls) {
     const before = pull.head_commit_id;
     const { pull: after, headMoved } = await refreshPull(tx, git, pull);
+    // a moved base or head may complete what a scheduled merge waits for (Gitea's AddToQueueIfMergeable)
+    await enqueueAutoMergeCheck(tx, after.id);
     if (!headMoved) continue;
     const issue = await findIssueById(tx, after.issue_id);
     if (!issue) continue;
+    const [base, pusher] = await Promise.all([findRepoById(tx, after.base_repo_id), findUsersByIds(tx, [pusherId])]);
+    if (base && pusher.has(pusherId) && before) await reviewsAfterHeadPush(tx, { git }, base, issue, after, pusher.get(pusherId)!, before, after.head_commit_id);
     await emit(tx, {
       kind: 'pull_request.synchronized', repoId: after.base_repo_id, doerId: pusherId,
       payload: { ...issueFacts(issue), before, after: after.head_commit_id },
