@@ -24,7 +24,7 @@ test('pull request webhooks: opened, synchronized (pull_request_sync), base edit
   t.is(receiver.requests.length, 1);
   const opened = receiver.requests[0];
   t.is(opened.headers['x-gitea-event'], 'pull_request');
-  t.deepEqual(Object.keys(opened.json), ['action', 'number', 'pull_request', 'requested_reviewer', 'repository', 'sender', 'commit_id']);
+  t.deepEqual(Object.keys(opened.json), ['action', 'number', 'pull_request', 'requested_reviewer', 'repository', 'sender', 'commit_id', 'review']);
   t.like(opened.json, { action: 'opened', number: created.body.number, sender: { login: 'alice' }, repository: { full_name: 'alice/wh' } });
   t.like(opened.json.pull_request, { id: created.body.id, title: 'Hooked', head: { ref: 'feature' }, base: { ref: 'main' } });
 
