@@ -101,3 +101,29 @@ test('a push to the head makes reviews stale and dismisses approvals when the ru
   t.is(refused.status, 405);
   t.is(refused.body.message, 'not allowed to merge [reason: Does not have enough approvals]');
 });
+
+test('with an approvals whitelist only its users count; an outdated head blocks when the rule says so', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const bob = await hearth.createUser('bob');
+  const carol = await hearth.createUser('carol');
+  const { repo } = await pullFixture(hearth, alice, bob, 'proj');
+  await build.commit(hearth, repo, { files: { 'base.txt': 'moved on\n' } });
+  await drain(hearth);
+  const pull = (await hearth.call('GET', '/repos/alice/proj/pulls/1')).body;
+  t.true(pull.mergeable);
+  await protect(hearth, alice, {
+    required_approvals: 1, enable_approvals_whitelist: true, approvals_whitelist_username: ['carol'], block_on_outdated_branch: true,
+  });
+
+  const byBob = await hearth.call('POST', '/repos/alice/proj/pulls/1/reviews', { auth: bob.bearer, body: { event: 'APPROVED' } });
+  t.false(byBob.body.official, 'a writer outside the whitelist');
+  const refused = await merge(hearth, alice, 1);
+  t.is(refused.status, 405);
+  t.is(refused.body.message, 'not allowed to merge [reason: Does not have enough approvals]');
+  const byCarol = await hearth.call('POST', '/repos/alice/proj/pulls/1/reviews', { auth: carol.bearer, body: { event: 'APPROVED' } });
+  t.true(byCarol.body.official, 'a reader on the whitelist');
+  const outdated = await merge(hearth, alice, 1);
+  t.is(outdated.status, 405);
+  t.is(outdated.body.message, 'not allowed to merge [reason: The head branch is behind the base branch]');
+});
