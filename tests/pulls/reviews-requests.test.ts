@@ -76,6 +76,9 @@ test('review requests of teams of the owning organization', async (t) => {
   t.is(asked.body[0].team.name, 'reviewers');
   t.is(asked.body[0].state, 'REQUEST_REVIEW');
   t.is((await hearth.call('POST', path, { auth: alice.bearer, body: { team_reviewers: ['nope'] } })).status, 404);
+  const entry = (await hearth.call('GET', '/repos/acme/proj/issues/1/timeline')).body.find((c: { type: string }) => c.type === 'review_request');
+  t.is(entry.assignee_team.name, 'reviewers');
+  t.is(entry.assignee, null);
 
   // a member's approval answers the team's request
   const approval = await hearth.call('POST', '/repos/acme/proj/pulls/1/reviews', { auth: bob.bearer, body: { event: 'APPROVED' } });
