@@ -2,6 +2,7 @@ import type { Tx } from '../../data-source.js';
 import { conflict, forbidden, invalid, notFound, preconditionFailed } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import type { GitStore } from '../../git/store.js';
+import { isValidRefName } from '../../git/refs.js';
 import { addTimelineComment, issueFacts } from '../issues/issue-facts.js';
 import { resolveLabels, replaceIssueLabels } from '../issues/issue-labels.js';
 import { editIssue, type EditIssueOption } from '../issues/issue-options.js';
@@ -27,7 +28,7 @@ export interface EditPullOption extends Omit<EditIssueOption, 'ref'> {
 async function changeBase(tx: Tx, git: GitStore, repo: RepoRow, pull: PullRow, issue: IssueRow, doer: UserRow, base: string): Promise<PullRow> {
   if (pull.has_merged) throw conflict('pull request has been merged');
   if (issue.is_closed) throw invalid('pull request is closed');
-  if (!(await git.open(repo).branchHead(base))) throw notFound(`new base branch does not exist [name: ${base}]`);
+  if (!isValidRefName(`refs/heads/${base}`) || !(await git.open(repo).branchHead(base))) throw notFound(`new base branch does not exist [name: ${base}]`);
   if (pull.head_repo_id === repo.id && pull.head_branch === base) throw invalid(`branches are equal [head: ${pull.head_branch}, base: ${base}]`);
   const existing = await findUnmergedPull(tx, pull.head_repo_id ?? 0, pull.head_branch, repo.id, base);
   if (existing) throw conflict(`pull request already exists for these targets [id: ${existing.id}, issue_id: ${existing.issue_id}]`);

@@ -2,6 +2,7 @@ import type { Queryable, Tx } from '../../data-source.js';
 import { conflict, invalid, notFound } from '../../errors.js';
 import { fetchCommitAs, isAncestor, mergeTree, treeOf } from '../../git/pulls.js';
 import type { GitRepo } from '../../git/repo.js';
+import { isValidRefName } from '../../git/refs.js';
 import type { GitStore } from '../../git/store.js';
 import { createIssue } from '../issues/issues.js';
 import type { IssueRow } from '../issues/issue-row.js';
@@ -134,6 +135,8 @@ export interface NewPull {
 export async function createPull(tx: Tx, ctx: { git: GitStore }, base: RepoRow, doer: UserRow, input: NewPull): Promise<{ issue: IssueRow; pull: PullRow }> {
   const { head } = input;
   if (head.repo.id === base.id && head.branch === input.baseBranch) throw invalid('Invalid PullRequest: There are no changes between the head and the base');
+  if (!isValidRefName(`refs/heads/${input.baseBranch}`)) throw invalid(`base branch does not exist [name: ${input.baseBranch}]`);
+  if (!isValidRefName(`refs/heads/${head.branch}`)) throw invalid(`head branch does not exist [name: ${head.branch}]`);
   const baseGit = ctx.git.open(base);
   const headGit = ctx.git.open(head.repo);
   const [baseSha, headSha] = await Promise.all([baseGit.branchHead(input.baseBranch), headGit.branchHead(head.branch)]);
