@@ -63,6 +63,9 @@ test('a pending review is invisible to others until submitted; comments join the
     [['README.md', 0, 1, 'old line', 'bob', id], ['feature.txt', 2, 0, 'why two?', 'bob', id]],
   );
   t.regex(comments.body[0].html_url, /\/alice\/proj\/pulls\/1#issuecomment-\d+$/);
+  t.is(comments.body[1].diff_hunk, '@@ -0,0 +1,2 @@\n+one\n+two', 'the diff up to the commented line');
+  t.is(comments.body[1].commit_id, headSha);
+  t.is(comments.body[0].diff_hunk, '', 'README.md is not changed by the pull request');
   const after = await hearth.call('GET', '/repos/alice/proj/issues/1/timeline');
   const entry = after.body.find((c: { type: string }) => c.type === 'review');
   t.truthy(entry);
