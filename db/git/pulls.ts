@@ -71,6 +71,25 @@ export async function fetchCommitAs(repo: GitRepo, source: GitReader, sha: strin
  * renames carry their previous name; binary files count no lines.
  */
 export async function changedPaths(repo: GitReader, from: string, to: string): Promise<ChangedPath[]> {
+  // two commits always have the same diff: a client paging through a pull request's files reads it once
+  const key = `${repo.dir}\0${from}\0${to}`;
+  const known = recentDiffs.get(key);
+  if (known) {
+    recentDiffs.delete(key);
+    recentDiffs.set(key, known);
+    return known;
+  }
+  const files = await readChangedPaths(repo, from, to);
+  recentDiffs.set(key, files);
+  if (recentDiffs.size > recentDiffLimit) recentDiffs.delete(recentDiffs.keys().next().value!);
+  return files;
+}
+
+/** The last few diffs read, by repository and commits, least recently used first. */
+const recentDiffs = new Map<string, ChangedPath[]>();
+const recentDiffLimit = 16;
+
+async function readChangedPaths(repo: GitReader, from: string, to: string): Promise<ChangedPath[]> {
   const out = await runGit(['diff', '--raw', '--numstat', '-M', '-z', '--no-color', from, to], { cwd: repo.dir, timeoutMs: 10 * 60_000 });
   if (out.code !== 0) throw new Error(`git diff failed (${out.code}): ${out.stderr.trim()}`);
   const tokens = out.stdout.toString('utf8').split('\0');

@@ -82,8 +82,10 @@ test('create, get, list and find a pull request by base and head; 409 for a dupl
   t.is((await hearth.call('GET', '/repos/alice/proj/pulls?state=closed')).body.length, 0);
   t.is((await hearth.call('GET', '/repos/alice/proj/pulls?poster=alice')).body.length, 1);
 
-  const event = await hearth.store.db.query(`SELECT kind FROM domain_event WHERE kind LIKE 'pull_request.%' OR (kind = 'issue.opened')`);
-  t.true(event.length >= 1);
+  const opened = await hearth.store.db.query<{ kind: string; payload: { index: number; is_pull: boolean } }>(
+    `SELECT kind, payload FROM domain_event WHERE kind IN ('pull_request.opened', 'issue.opened') ORDER BY id`,
+  );
+  t.deepEqual(opened.map((e) => [e.kind, e.payload.index, e.payload.is_pull]), [['pull_request.opened', 1, true], ['issue.opened', 2, false]]);
   await drain(hearth);
 });
 

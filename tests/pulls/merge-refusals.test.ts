@@ -3,7 +3,7 @@ import { drain } from '../helpers/drain.js';
 import { startHearth } from '../helpers/hearth.js';
 import { git, ok, refOnServer } from '../git/git-client.js';
 import { repoWithFeature } from './pull-setup.js';
-import { advanceMain, history, openPull } from './merge-helpers.js';
+import { openPull } from './merge-helpers.js';
 
 test('refusals: disabled style 405, moved head 409, conflict, closed, template message, delete_branch_after_merge, manually merged', async (t) => {
   const hearth = await startHearth(t);

@@ -1,13 +1,12 @@
 import test from 'ava';
 import { drain } from '../helpers/drain.js';
 import { startHearth } from '../helpers/hearth.js';
-import { git, ok, refOnServer } from '../git/git-client.js';
 import { repoWithFeature } from './pull-setup.js';
 import { advanceMain, history, openPull } from './merge-helpers.js';
 
 test('merge: a merge commit by the caller, committed by the server, with Gitea message; events as a push; GET /merge', async (t) => {
   const hearth = await startHearth(t);
-  const alice = await hearth.createUser('alice', { fullName: 'Alice A' } as never);
+  const alice = await hearth.createUser('alice');
   const clone = await repoWithFeature(t, hearth, alice, 'm1');
   const mainBefore = await advanceMain(clone);
   const featureSha = await clone.rev('feature');
