@@ -27,6 +27,8 @@ import { loadPackageViews } from '../db/views/packages.js';
 import { findPackageVersion } from '../db/models/packages/packages.js';
 import { issueHookPayload, type IssueHookKind } from './webhook/issue-payloads.js';
 import type { Actor, ActorDeps } from './actor.js';
+import { reviewHooks, reviewRequestHooks } from './review-hooks.js';
+import { pullHooks } from './pull-hooks.js';
 
 /** A stored domain event, typed by its kind. */
 interface StoredEvent<K extends EventKind = EventKind> {
@@ -241,6 +243,24 @@ const fanouts: { [K in EventKind]: Fanout<K> } = {
   'wiki.created': wikiFanout('created'),
   'wiki.edited': wikiFanout('edited'),
   'wiki.deleted': wikiFanout('deleted'),
+  // Gitea's review notifications: a verdict reaches the review webhooks and mails and notifies the pull request's
+  // followers; a user's review request reaches the review-request webhooks and notifies that user (team requests: neither).
+  'pull_review.approved': { hooks: reviewHooks('pull_request_review_approved'), notification: { commentId: (p) => p.comment_id, mail: 'commented' } },
+  'pull_review.rejected': { hooks: reviewHooks('pull_request_review_rejected'), notification: { commentId: (p) => p.comment_id, mail: 'commented' } },
+  'pull_review.commented': { hooks: reviewHooks('pull_request_review_comment'), notification: { commentId: (p) => p.comment_id, mail: 'commented' } },
+  'pull_review.dismissed': { hooks: noHooks, notification: { commentId: (p) => p.comment_id, mail: null } },
+  'pull_review.deleted': none,
+  'pull_review.requested': {
+    hooks: reviewRequestHooks('review_requested'),
+    notification: { receiver: (p) => p.reviewer_id ?? 0, when: (p) => p.reviewer_id !== null, commentId: (p) => p.comment_id, mail: null },
+  },
+  'pull_review.request_removed': { hooks: reviewRequestHooks('review_request_removed') },
+  'auto_merge.scheduled': none,
+  'auto_merge.cancelled': none,
+  'pull_request.opened': { hooks: pullHooks('opened', 'pull_request'), notification: { mail: 'opened' } },
+  'pull_request.edited': { hooks: pullHooks<EventPayload<'pull_request.edited'>>('edited', 'pull_request', (p) => ({ changes: { ref: { from: p.previous.base_branch } } })) },
+  'pull_request.merged': { hooks: pullHooks('closed', 'pull_request'), notification: { mail: 'closed' } },
+  'pull_request.synchronized': { hooks: pullHooks<EventPayload<'pull_request.synchronized'>>('synchronized', 'pull_request_sync', (p) => ({ commitId: p.after })) },
 
   'organization.created': none,
   'organization.deleted': none,

@@ -47,6 +47,9 @@ export type UpdateMirrorsPayload = z.infer<typeof updateMirrorsPayload>;
  */
 export const mirrorJobExpirySeconds = 900;
 
+const pullAutoMergePayload = z.object({ pullId: z.number().int().positive() });
+export type PullAutoMergePayload = z.infer<typeof pullAutoMergePayload>;
+
 const notifyPayload = z.object({ eventId: z.number().int().positive() });
 export type NotifyPayload = z.infer<typeof notifyPayload>;
 
@@ -104,6 +107,15 @@ export const jobs = {
     concurrency: 1,
     schedule: '* * * * *',
   } satisfies JobDefinition<UpdateMirrorsPayload>,
+  // A scheduled merge checked after a commit status, a review or a test of its pull request: merged once the base
+  // branch's protection passes. 'short': checks asked while one waits fold into it.
+  'pull-auto-merge': {
+    name: 'pull-auto-merge',
+    payload: pullAutoMergePayload,
+    queue: { policy: 'short', retryLimit: 3, retryDelay: 5, retryBackoff: true, expireInSeconds: 300 },
+    singletonKey: (payload) => `pull-auto-merge-${payload.pullId}`,
+    concurrency: 1,
+  } satisfies JobDefinition<PullAutoMergePayload>,
   // One per domain event: fans it out to hook tasks, notification threads and mail in one transaction.
   notify: {
     name: 'notify',

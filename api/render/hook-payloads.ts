@@ -77,7 +77,12 @@ export type HookPayload =
   | { type: 'wiki'; body: ApiWikiPayload }
   | { type: 'issues' | 'issue_assign' | 'issue_label' | 'issue_milestone'; body: ApiIssuePayload }
   | { type: 'issue_comment' | 'pull_request_comment'; body: ApiIssueCommentPayload }
-  | { type: 'package'; body: ApiPackagePayload };
+  | { type: 'package'; body: ApiPackagePayload }
+  | {
+    type: 'pull_request' | 'pull_request_sync' | 'pull_request_review_approved' | 'pull_request_review_rejected' | 'pull_request_review_comment'
+      | 'pull_request_review_request';
+    body: import('./pull-payloads.js').ApiPullRequestPayload;
+  };
 
 /** The webhook event type of a payload, checked against Gitea's list at compile time. */
 export type PayloadEventType = HookPayload['type'] & HookEventType;

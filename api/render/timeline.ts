@@ -1,6 +1,7 @@
 import { commentTypeNames } from '../../db/models/issues/issue-row.js';
 import type { TimelineView } from '../../db/views/timeline.js';
 import type { ApiLabel } from './label.js';
+import { renderTeam, type ApiTeam } from './team.js';
 import { issueHtmlUrl, renderIssue, renderIssueLabel, renderMilestone, renderPerson, type ApiIssue, type ApiMilestone } from './issue.js';
 import { iso } from './time.js';
 import { renderUser, type ApiUser, type RenderContext } from './user.js';
@@ -28,7 +29,7 @@ export interface ApiTimelineComment {
   removed_assignee: boolean;
   label: ApiLabel | null;
   assignee: ApiUser | null;
-  assignee_team: null;
+  assignee_team: ApiTeam | null;
   resolve_doer: null;
   milestone: ApiMilestone | null;
   old_milestone: ApiMilestone | null;
@@ -66,7 +67,7 @@ export function renderTimelineComment(view: TimelineView, ctx: RenderContext): A
     removed_assignee: comment.removed_assignee,
     label: view.label ? renderIssueLabel(view.label, repo, ctx) : null,
     assignee: view.assignee ? renderUser(view.assignee, null, ctx) : null,
-    assignee_team: null,
+    assignee_team: view.assigneeTeam ? renderTeam(view.assigneeTeam, null, ctx) : null,
     resolve_doer: null,
     milestone: view.milestone ? renderMilestone(view.milestone) : null,
     old_milestone: view.oldMilestone ? renderMilestone(view.oldMilestone) : null,

@@ -61,6 +61,12 @@ import { runnerTokenRoutes } from './actions/runner-tokens.js';
 import { wikiRoutes } from './wiki/wiki.js';
 import { actionRunRoutes } from './actions/runs.js';
 import { actionRunnerRoutes } from './actions/runners.js';
+import { reviewRoutes } from './reviews/reviews.js';
+import { reviewRequestRoutes } from './reviews/review-requests.js';
+import { autoMergeRoutes } from './reviews/auto-merge.js';
+import { pullByBranchesRoutes, pullRoutes } from './pulls/pulls.js';
+import { pullChangeRoutes } from './pulls/pull-changes.js';
+import { pullMergeRoutes } from './pulls/pull-merge.js';
 
 /** Every /api/v1 route, in one table. An area adds its list here. */
 export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes, ...releaseRoutes, ...releaseAssetRoutes, ...commitStatusRoutes,
@@ -74,4 +80,6 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...hookRoutes, ...notificationRoutes,
   ...actionsSecretRoutes, ...actionsVariableRoutes, ...runnerTokenRoutes, ...actionRunRoutes, ...actionRunnerRoutes,
   ...wikiRoutes,
+  // pullByBranchesRoutes (/pulls/{base}/{head}) must come after every other /pulls/{index}/… route
+  ...reviewRoutes, ...reviewRequestRoutes, ...autoMergeRoutes, ...pullChangeRoutes, ...pullMergeRoutes, ...pullRoutes, ...pullByBranchesRoutes,
 ];

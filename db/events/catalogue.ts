@@ -113,6 +113,25 @@ const payloads = {
   'wiki.created': z.strictObject({ page: z.string().min(1), comment: z.string() }),
   'wiki.edited': z.strictObject({ page: z.string().min(1), comment: z.string() }),
   'wiki.deleted': z.strictObject({ page: z.string().min(1), comment: z.string() }),
+  // Pull request reviews: a submitted verdict or comment (`comment_id`: its timeline entry), a dismissal, a deletion,
+  // and review requests of a user or a team (exactly one of reviewer_id and team_id).
+  'pull_review.approved': z.strictObject({ ...issueFacts, review_id: id, comment_id: id }),
+  'pull_review.rejected': z.strictObject({ ...issueFacts, review_id: id, comment_id: id }),
+  'pull_review.commented': z.strictObject({ ...issueFacts, review_id: id, comment_id: id }),
+  'pull_review.dismissed': z.strictObject({ ...issueFacts, review_id: id, comment_id: id }),
+  'pull_review.deleted': z.strictObject({ ...issueFacts, review_id: id }),
+  'pull_review.requested': z.strictObject({ ...issueFacts, reviewer_id: id.nullable(), team_id: id.nullable(), comment_id: id }),
+  'pull_review.request_removed': z.strictObject({ ...issueFacts, reviewer_id: id.nullable(), team_id: id.nullable(), comment_id: id }),
+  // A merge scheduled for when the required checks pass (merge_when_checks_succeed), and its cancellation.
+  'auto_merge.scheduled': z.strictObject({ ...issueFacts, merge_style: name }),
+  'auto_merge.cancelled': issue,
+  // Pull requests: the event's issue is the pull request's (is_pull). Closing, reopening, labels and assignees of a
+  // pull request are its issue's events.
+  'pull_request.opened': issue,
+  'pull_request.edited': z.strictObject({ ...issueFacts, previous: z.strictObject({ base_branch: z.string() }) }),
+  'pull_request.merged': z.strictObject({ ...issueFacts, merged_commit_id: objectId, style: z.string() }),
+  // A push moved the head (or the base) of an open pull request.
+  'pull_request.synchronized': z.strictObject({ ...issueFacts, before: objectId, after: objectId }),
 
   'organization.created': z.strictObject({ org_id: id, name, owner_id: id }),
   'organization.deleted': z.strictObject({ org_id: id, name }),

@@ -12,6 +12,8 @@ export interface GitIdentity {
   email: string;
   /** Absent: now, in the server's time zone, as git stamps it. */
   date?: Date;
+  /** The zone of `date` in minutes east of UTC (a replayed commit keeps its author's); UTC when absent. */
+  offset?: number;
 }
 
 /** A tag that names a commit (directly or through one annotated tag), as a tag release records it. */
@@ -31,8 +33,9 @@ export interface NewTreeEntry {
   name: string;
 }
 
-function gitDate(date: Date): string {
-  return `${Math.floor(date.getTime() / 1000)} +0000`;
+function gitDate(date: Date, offset = 0): string {
+  const zone = `${offset < 0 ? '-' : '+'}${String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0')}${String(Math.abs(offset) % 60).padStart(2, '0')}`;
+  return `${Math.floor(date.getTime() / 1000)} ${zone}`;
 }
 
 /**
@@ -164,10 +167,10 @@ export class GitRepo extends GitReader {
       env: {
         GIT_AUTHOR_NAME: author.name,
         GIT_AUTHOR_EMAIL: author.email,
-        ...(author.date ? { GIT_AUTHOR_DATE: gitDate(author.date) } : {}),
+        ...(author.date ? { GIT_AUTHOR_DATE: gitDate(author.date, author.offset) } : {}),
         GIT_COMMITTER_NAME: committer.name,
         GIT_COMMITTER_EMAIL: committer.email,
-        ...(committer.date ? { GIT_COMMITTER_DATE: gitDate(committer.date) } : {}),
+        ...(committer.date ? { GIT_COMMITTER_DATE: gitDate(committer.date, committer.offset) } : {}),
       },
     });
   }

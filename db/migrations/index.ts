@@ -10,6 +10,8 @@ import { UserExtras1732000008010 } from './1732000008010-user-extras.js';
 import { Issues1732000010000 } from './1732000010000-issues.js';
 import { Events1732000011000 } from './1732000011000-events.js';
 import { IssueExtras1732000010500 } from './1732000010500-issue-extras.js';
+import { PullRequests1732000012000 } from './1732000012000-pull-requests.js';
+import { Reviews1732000012500 } from './1732000012500-reviews.js';
 import { Mirrors1732000013000 } from './1732000013000-mirrors.js';
 import { ActionsSecrets1732000014000 } from './1732000014000-actions-secrets.js';
 import { ActionsRuns1732000014500 } from './1732000014500-actions-runs.js';
@@ -29,6 +31,8 @@ export const migrations = [
   Issues1732000010000,
   IssueExtras1732000010500,
   Events1732000011000,
+  PullRequests1732000012000,
+  Reviews1732000012500,
   Mirrors1732000013000,
   ActionsSecrets1732000014000,
   ActionsRuns1732000014500,

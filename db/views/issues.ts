@@ -3,6 +3,8 @@ import { assigneesOfIssues } from '../models/issues/issue-assignees.js';
 import { labelsOfIssues } from '../models/issues/issue-labels.js';
 import type { CommentRow, IssueRow, MilestoneRow } from '../models/issues/issue-row.js';
 import { milestonesByIds } from '../models/issues/milestones.js';
+import { pullsOfIssues } from '../models/pulls/pulls.js';
+import { isWorkInProgress } from '../models/pulls/pull-row.js';
 import type { LabelRow } from '../models/orgs/labels.js';
 import type { AttachmentRow } from '../models/releases/attachments.js';
 import type { RepoRow } from '../models/repos/repo-row.js';
@@ -17,6 +19,11 @@ export interface PullMeta {
   merged: boolean;
   merged_at: Date | null;
   draft: boolean;
+}
+
+function pullMetaOf(issue: IssueRow, pull: { has_merged: boolean; merged_at: Date | null } | undefined): PullMeta | null {
+  if (!pull) return null;
+  return { merged: pull.has_merged, merged_at: pull.merged_at, draft: isWorkInProgress(issue.title) };
 }
 
 /** An issue with everything its JSON shows besides the row. */
@@ -48,12 +55,13 @@ async function attachmentsOfIssues(db: Queryable, issueIds: number[]): Promise<M
  */
 export async function loadIssueViews(db: Queryable, issues: IssueRow[], repos: IssueRepo[]): Promise<IssueView[]> {
   const ids = issues.map((issue) => issue.id);
-  const [posters, labels, milestones, assignees, attachments] = await Promise.all([
+  const [posters, labels, milestones, assignees, attachments, pulls] = await Promise.all([
     findUsersByIds(db, issues.map((issue) => issue.poster_id)),
     labelsOfIssues(db, ids),
     milestonesByIds(db, issues.map((issue) => issue.milestone_id)),
     assigneesOfIssues(db, ids),
     attachmentsOfIssues(db, ids),
+    pullsOfIssues(db, issues.filter((issue) => issue.is_pull).map((issue) => issue.id)),
   ]);
   const repoById = new Map(repos.map((repo) => [repo.id, repo]));
   return issues.map((issue) => ({
@@ -64,8 +72,7 @@ export async function loadIssueViews(db: Queryable, issues: IssueRow[], repos: I
     milestone: issue.milestone_id ? (milestones.get(issue.milestone_id) ?? null) : null,
     assignees: assignees.get(issue.id) ?? [],
     attachments: attachments.get(issue.id) ?? [],
-    // pull requests are not stored yet: their area loads this for `is_pull` issues
-    pull: null,
+    pull: pullMetaOf(issue, pulls.get(issue.id)),
   }));
 }
 

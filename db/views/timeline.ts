@@ -6,6 +6,8 @@ import type { LabelRow } from '../models/orgs/labels.js';
 import { findUsersByIds } from '../models/users/users.js';
 import type { UserRow } from '../models/users/user-row.js';
 import { loadIssueViews, type IssueRepo, type IssueView } from './issues.js';
+import { findTeam } from '../models/orgs/teams.js';
+import type { TeamWithOrg } from './teams.js';
 
 /** One timeline entry with the things it names, loaded. */
 export interface TimelineView {
@@ -17,6 +19,8 @@ export interface TimelineView {
   milestone: MilestoneRow | null;
   oldMilestone: MilestoneRow | null;
   assignee: UserRow | null;
+  /** The team a `review_request` entry asks (or stops asking). */
+  assigneeTeam: TeamWithOrg | null;
   dependentIssue: IssueView | null;
   refIssue: IssueView | null;
 }
@@ -44,6 +48,11 @@ export async function loadTimelineViews(
   const shown = [...related.values()].filter((row) => visible.has(row.repo_id));
   const relatedViews = new Map((await loadIssueViews(db, shown, repos)).map((view) => [view.issue.id, view]));
   const labels = new Map(labelRows.map((label) => [label.id, label]));
+  const teams = new Map<number, TeamWithOrg>();
+  for (const teamId of new Set(ids('assignee_team_id'))) {
+    const team = await findTeam(db, teamId);
+    if (team) teams.set(teamId, { team, org: null });
+  }
   return comments.map((comment) => ({
     comment,
     issue,
@@ -53,6 +62,7 @@ export async function loadTimelineViews(
     milestone: milestones.get(comment.milestone_id ?? 0) ?? null,
     oldMilestone: milestones.get(comment.old_milestone_id ?? 0) ?? null,
     assignee: users.get(comment.assignee_id ?? 0) ?? null,
+    assigneeTeam: teams.get(comment.assignee_team_id ?? 0) ?? null,
     dependentIssue: relatedViews.get(comment.dependent_issue_id ?? 0) ?? null,
     refIssue: relatedViews.get(comment.ref_issue_id ?? 0) ?? null,
   }));

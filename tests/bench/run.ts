@@ -26,6 +26,7 @@ import { measureGit, type GitFigure, type GitHistory } from './git-bench.js';
 import { measureMirrors } from './mirror-bench.js';
 import { measurePackages, type PackageFigure } from './package-bench.js';
 import { measureWebhooks, type WebhookFigures } from './webhook-bench.js';
+import { measurePulls } from './pull-bench.js';
 
 /**
  * `npm run bench`: Hearth's hot read paths under load, each beside a same-run baseline (bare Express 5 and
@@ -41,7 +42,7 @@ const autocannonCli = path.join(root, 'node_modules', 'autocannon', 'autocannon.
 const connections = 64;
 const username = 'bench';
 const branchCount = 20;
-const repos = { plain: 'hello', branches: 'branchy', pushed: 'history', issues: 'tracker', inbox: 'inbox' } as const;
+const repos = { plain: 'hello', branches: 'branchy', pushed: 'history', issues: 'tracker', inbox: 'inbox', pulls: 'pulled' } as const;
 const issueCount = 10_000;
 
 interface Scenario {
@@ -130,6 +131,7 @@ async function seed(databaseUrl: string, ctx: Services): Promise<Seed> {
       await createRepository(tx, ctx, user, user, { name: repos.pushed });
       await seedIssues(tx, await createRepository(tx, ctx, user, user, { name: repos.issues }), user);
       await createRepository(tx, ctx, user, user, { name: repos.inbox });
+      await createRepository(tx, ctx, user, user, { name: repos.pulls, auto_init: true });
       return { userId: user.id, token };
     });
   } finally {
@@ -277,6 +279,7 @@ function printPackages(figures: PackageFigure[]): void {
 
 interface ExtraFigures {
   packages?: PackageFigure[];
+  pulls?: GitFigure[];
   start?: StartFigure;
   webhooks?: WebhookFigures;
 }
@@ -319,6 +322,17 @@ async function main(): Promise<void> {
     const packageFigures = () => measurePackages(path.join(scratch, 'package-bench'), {
       base: `http://127.0.0.1:${ports.hearth}/api/packages/${username}/generic`, authorization: `token ${token}`, rss: () => rssMiB(hearth.pid!),
     }, Number(process.env.BENCH_PACKAGE_MIB ?? 100));
+    const pullFigures = () => measurePulls(path.join(scratch, 'pull-bench'), {
+      rootUrl: `http://127.0.0.1:${ports.hearth}/`, username, token, repo: repos.pulls, dir: services.git.pathOf(username, repos.pulls),
+      rss: () => rssMiB(hearth.pid!),
+    });
+    // `npm run bench -- pulls`: the pull request figures alone
+    if (process.argv[2] === 'pulls') {
+      const pulls = await pullFigures();
+      printTable([], pulls);
+      console.log(`written to ${path.relative(root, writeResults([], null, seconds, { pulls }))}`);
+      return;
+    }
     if (process.argv[2] === 'packages') {
       const packages = await packageFigures();
       printPackages(packages);
@@ -400,13 +414,14 @@ async function main(): Promise<void> {
       rss: () => rssMiB(hearth.pid!),
     }));
     const packages = await packageFigures();
+    const pulls = await pullFigures();
     await Promise.all(children.splice(0).map(stopServer));
     const start = await measureStart(root);
-    printTable(figures, git.figures);
+    printTable(figures, [...git.figures, ...pulls]);
     printPackages(packages);
     printStart(start);
     printWebhooks(webhooks);
-    const file = path.relative(root, writeResults(figures, git, seconds, { packages, start, webhooks }));
+    const file = path.relative(root, writeResults(figures, git, seconds, { packages, pulls, start, webhooks }));
     console.log(
       `\n${connections} connections, ${seconds} s per HTTP figure; git: ${git.history.commits} commits touching ${git.history.files} files ` +
       `(${git.history.packMiB} MiB packed), baseline file:// between local repositories; ${os.cpus().length} CPUs, ` +

@@ -20,6 +20,7 @@ const undocumentedFields: Record<string, string[]> = {
 const goStringPointers: Record<string, string[]> = {
   ContentsResponse: ['encoding', 'content', 'target', 'url', 'html_url', 'git_url', 'download_url', 'submodule_git_url'],
   FileLinksResponse: ['self', 'git', 'html'],
+  PullRequest: ['merge_commit_sha'],
 };
 
 /**
@@ -170,6 +171,8 @@ test("sampled real answers, every readable GET among them, conform to the docume
   const head = written.commit.sha;
   await ok('POST', '/repos/alice/tool/branches', { new_branch_name: 'feature', old_ref_name: 'main' });
   await ok('POST', '/repos/alice/tool/branch_protections', { rule_name: 'main', enable_push: true });
+  await ok('POST', '/repos/alice/tool/contents/pulled.txt', { content: Buffer.from('pulled\n').toString('base64'), branch: 'feature' });
+  const pull = await ok('POST', '/repos/alice/tool/pulls', { head: 'feature', base: 'main', title: 'A pull request' });
   const tag = await ok('POST', '/repos/alice/tool/tags', { tag_name: 'v1', message: 'the first', target: 'main' });
   const release = await ok('POST', '/repos/alice/tool/releases', { tag_name: 'v1', name: 'One', body: 'notes' });
   const data = new FormData();
@@ -223,6 +226,11 @@ test("sampled real answers, every readable GET among them, conform to the docume
     '/repos/{owner}/{repo}/git/refs/{ref}': { ref: 'heads/main' },
     '/repos/{owner}/{repo}/teams': { owner: 'acme', repo: 'site' },
     '/repos/{owner}/{repo}/teams/{team}': { owner: 'acme', repo: 'site' },
+    '/repos/{owner}/{repo}/pulls/{index}': { index: String(pull.number) },
+    '/repos/{owner}/{repo}/pulls/{index}.{diffType}': { index: String(pull.number) },
+    '/repos/{owner}/{repo}/pulls/{index}/files': { index: String(pull.number) },
+    '/repos/{owner}/{repo}/pulls/{index}/commits': { index: String(pull.number) },
+    '/repos/{owner}/{repo}/pulls/{base}/{head}': { base: 'main', head: 'feature' },
   };
   const skipped: string[] = [];
   const missing: string[] = [];

@@ -7,6 +7,7 @@ import type { GitStore } from '../../git/store.js';
 import { isZeroSha } from './branch-protection.js';
 import { countBranches, summaryOf } from './branches.js';
 import type { RepoRow } from '../repos/repo-row.js';
+import { syncPullsAfterPush } from '../pulls/pull-sync.js';
 
 /** Commits reachable from `tip` and not from `since`; 0 when git cannot tell. */
 function countCommits(repoGit: GitRepo, tip: string, since?: string): Promise<number> {
@@ -100,6 +101,7 @@ export async function syncPush(tx: Tx, git: GitStore, push: BranchSyncPayload): 
     // Markers only guard against retries of recent jobs.
     await tx.query(`DELETE FROM synced_push WHERE created < now() - interval '7 days'`);
   }
+  await syncPullsAfterPush(tx, git, repo.id, push.pusherId, branches);
   return 'done';
 }
 

@@ -64,6 +64,14 @@ export interface CommentRow {
   time_id: number | null;
   review_id: number | null;
   content: string;
+  /** Code comments (type `code`): the file, the signed line (negative: the old file's), the diff around it. */
+  tree_path: string;
+  line: number;
+  patch: string;
+  invalidated: boolean;
+  resolve_doer_id: number | null;
+  /** A team's review request (type `review_request`). */
+  assignee_team_id: number | null;
   created: Date;
   updated: Date;
 }

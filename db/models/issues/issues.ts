@@ -117,7 +117,7 @@ export async function createIssue(tx: Tx, repo: RepoRow, doer: UserRow, input: N
     await recountMilestones(tx, [issue.milestone_id]);
   }
   await recordMentions(tx, issue, issue.content);
-  await emit(tx, { kind: 'issue.opened', repoId: repo.id, doerId: doer.id, payload: issueFacts(issue) });
+  await emit(tx, { kind: issue.is_pull ? 'pull_request.opened' : 'issue.opened', repoId: repo.id, doerId: doer.id, payload: issueFacts(issue) });
   await autoSubscribe(tx, issue.id, doer.id);
   if (input.assignees?.length) await setAssignees(tx, repo, issue, doer, input.assignees);
   return issue;
@@ -130,7 +130,7 @@ export async function createIssue(tx: Tx, repo: RepoRow, doer: UserRow, input: N
  * repository, the milestone and the labels follow; `commitId` names the commit that caused it.
  */
 export async function setIssueClosed(
-  tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, closed: boolean, cause: { commitId?: string } = {},
+  tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, closed: boolean, cause: { commitId?: string; merged?: boolean } = {},
 ): Promise<IssueRow> {
   const before = await lockIssue(tx, issue);
   if (before.is_closed === closed) return before;
@@ -145,6 +145,11 @@ export async function setIssueClosed(
   await recountMilestones(tx, [row.milestone_id]);
   const labelIds = (await tx.query<{ label_id: number }>('SELECT label_id FROM issue_label WHERE issue_id = $1', [row.id])).map((r) => r.label_id);
   await recountLabels(tx, labelIds);
+  if (cause.merged) {
+    // a merge closes its pull request with a merge_pull entry; the merge's own event stands for the close
+    await addTimelineComment(tx, row, doer, { type: commentType.merge_pull, commit_sha: cause.commitId ?? '' });
+    return row;
+  }
   await addTimelineComment(tx, row, doer, { type: closed ? commentType.close : commentType.reopen, commit_sha: cause.commitId ?? '' });
   const payload = cause.commitId ? { ...issueFacts(row), commit_id: cause.commitId } : issueFacts(row);
   await emit(tx, { kind: closed ? 'issue.closed' : 'issue.reopened', repoId: repo.id, doerId: doer.id, payload });

@@ -1,0 +1,144 @@
+import type { Readable } from 'node:stream';
+import type { GitIdentity, GitRepo } from './repo.js';
+import type { GitReader } from './read.js';
+import { gitOk, runGit } from './run.js';
+import { streamGit } from './stream.js';
+
+/** The result of a three-way merge computed without a work tree (`git merge-tree --write-tree`). */
+export interface MergedTree {
+  /** The merged tree; with conflicts, the tree with conflict markers (never committed). */
+  tree: string;
+  /** Paths git could not merge, sorted, each once. */
+  conflicts: string[];
+}
+
+/** A file a pull request changes, as Gitea's ChangedFile reports it. */
+export interface ChangedPath {
+  filename: string;
+  previousFilename: string;
+  status: 'added' | 'deleted' | 'modified' | 'renamed' | 'copied' | 'changed' | 'unchanged';
+  additions: number;
+  deletions: number;
+  binary: boolean;
+}
+
+const rawStatus: Record<string, ChangedPath['status']> = { A: 'added', D: 'deleted', M: 'modified', R: 'renamed', C: 'copied', T: 'changed' };
+
+/** `git merge-tree --write-tree ours theirs`: the merge of two commits (their merge base found by git), nothing written to refs. */
+export async function mergeTree(repo: GitReader, ours: string, theirs: string): Promise<MergedTree> {
+  const result = await runGit(['merge-tree', '--write-tree', '--name-only', '--no-messages', '-z', ours, theirs], { cwd: repo.dir });
+  if (result.code !== 0 && result.code !== 1) throw new Error(`git merge-tree failed (${result.code}): ${result.stderr.trim()}`);
+  const [tree, ...paths] = result.stdout.toString('utf8').split('\0');
+  return { tree: tree.trim(), conflicts: result.code === 1 ? [...new Set(paths.filter(Boolean))].sort() : [] };
+}
+
+/**
+ * Replays `commit` (against its first parent) on top of `onto`, as a cherry-pick, with plumbing only: a throwaway
+ * commit with the tree of `onto` and the parent of `commit` makes that parent the merge base of `merge-tree`.
+ */
+export async function replayTree(repo: GitRepo, onto: string, commit: string, parent: string): Promise<MergedTree> {
+  const ontoTree = await repo.resolve(onto, 'tree');
+  const stand = await repo.commitTree(ontoTree!, [parent], 'replay\n', replayIdentity, replayIdentity);
+  return mergeTree(repo, stand, commit);
+}
+
+const replayIdentity: GitIdentity = { name: 'replay', email: 'replay@localhost', date: new Date(Date.UTC(2000, 0, 1)) };
+
+/** `git merge-base --is-ancestor`. */
+export async function isAncestor(repo: GitReader, ancestor: string, descendant: string): Promise<boolean> {
+  return (await runGit(['merge-base', '--is-ancestor', ancestor, descendant], { cwd: repo.dir })).code === 0;
+}
+
+/** Commits of `head` not in `base`, oldest first, first parents only when `firstParent` (what a rebase replays). */
+export async function commitsToReplay(repo: GitReader, base: string, head: string): Promise<string[]> {
+  const out = await gitOk(['rev-list', '--reverse', '--topo-order', '--no-merges', head, '--not', base], { cwd: repo.dir });
+  return out ? out.split('\n') : [];
+}
+
+/**
+ * Copies the commit `sha` (and what it reaches) from another repository into this one, under `ref` when one is
+ * given (written whatever it held). A pull request from a fork keeps its head in the base repository this way.
+ */
+export async function fetchCommitAs(repo: GitRepo, source: GitReader, sha: string, ref: string | null): Promise<void> {
+  if (source.dir !== repo.dir && !(await repo.objects.resolve(sha))) {
+    await gitOk(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', source.dir, sha], { cwd: repo.dir, timeoutMs: 10 * 60_000 });
+  }
+  if (ref) await gitOk(['update-ref', '--no-deref', ref, sha], { cwd: repo.dir });
+}
+
+/**
+ * The files changed between two commits with their line counts (`git diff --raw --numstat -M`, one process):
+ * renames carry their previous name; binary files count no lines.
+ */
+export async function changedPaths(repo: GitReader, from: string, to: string): Promise<ChangedPath[]> {
+  // two commits always have the same diff: a client paging through a pull request's files reads it once
+  const key = `${repo.dir}\0${from}\0${to}`;
+  const known = recentDiffs.get(key);
+  if (known) {
+    recentDiffs.delete(key);
+    recentDiffs.set(key, known);
+    return known;
+  }
+  const files = await readChangedPaths(repo, from, to);
+  recentDiffs.set(key, files);
+  if (recentDiffs.size > recentDiffLimit) recentDiffs.delete(recentDiffs.keys().next().value!);
+  return files;
+}
+
+/** The last few diffs read, by repository and commits, least recently used first. */
+const recentDiffs = new Map<string, ChangedPath[]>();
+const recentDiffLimit = 16;
+
+async function readChangedPaths(repo: GitReader, from: string, to: string): Promise<ChangedPath[]> {
+  const out = await runGit(['diff', '--raw', '--numstat', '-M', '-z', '--no-color', from, to], { cwd: repo.dir, timeoutMs: 10 * 60_000 });
+  if (out.code !== 0) throw new Error(`git diff failed (${out.code}): ${out.stderr.trim()}`);
+  const tokens = out.stdout.toString('utf8').split('\0');
+  const files: ChangedPath[] = [];
+  let counted = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i];
+    if (!token) continue;
+    if (token.startsWith(':')) {
+      const letter = token.split(' ')[4]?.[0] ?? 'M';
+      const twoPaths = letter === 'R' || letter === 'C';
+      const first = tokens[++i];
+      const second = twoPaths ? tokens[++i] : first;
+      files.push({
+        filename: second, previousFilename: twoPaths ? first : '', status: rawStatus[letter] ?? 'changed', additions: 0, deletions: 0, binary: false,
+      });
+      continue;
+    }
+    // numstat: "added\tdeleted\tpath", or "added\tdeleted\t" followed by the old and new paths of a rename
+    const [added, deleted, path] = token.split('\t');
+    if (!path) i += 2;
+    const file = files[counted++];
+    if (!file) continue;
+    file.binary = added === '-';
+    file.additions = Number(added) || 0;
+    file.deletions = Number(deleted) || 0;
+  }
+  return files;
+}
+
+/** `git diff -M from to` (binary patches with `binary`) or `git format-patch` of the commits in between, streamed. */
+export function rangeDiff(repo: GitReader, from: string, to: string, type: 'diff' | 'patch', binary = false): Readable {
+  const args = type === 'diff'
+    ? ['diff', '-M', ...(binary ? ['--binary'] : []), '--no-color', from, to]
+    : ['format-patch', '--no-signature', ...(binary ? ['--binary'] : []), '--stdout', `${from}..${to}`];
+  return streamGit(args, { cwd: repo.dir });
+}
+
+/** The tree of a commit. */
+export async function treeOf(repo: GitRepo, commit: string): Promise<string> {
+  const tree = await repo.resolve(commit, 'tree');
+  if (!tree) throw new Error(`no tree for ${commit}`);
+  return tree;
+}
+
+/** `git diff --shortstat`: files changed and lines added and removed between two commits. */
+export async function shortStat(repo: GitReader, from: string, to: string): Promise<{ files: number; additions: number; deletions: number }> {
+  const out = await runGit(['diff', '--shortstat', '-M', from, to], { cwd: repo.dir });
+  const text = out.code === 0 ? out.stdout.toString('utf8') : '';
+  const number = (pattern: RegExp): number => Number(pattern.exec(text)?.[1] ?? 0);
+  return { files: number(/(\d+) files? changed/), additions: number(/(\d+) insertions?\(\+\)/), deletions: number(/(\d+) deletions?\(-\)/) };
+}

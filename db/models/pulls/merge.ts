@@ -1,0 +1,231 @@
+import type { Tx } from '../../data-source.js';
+import { conflict, HttpError, invalid } from '../../errors.js';
+import { emit } from '../../events/emit.js';
+import { fetchCommitAs, isAncestor, mergeTree, replayTree, treeOf } from '../../git/pulls.js';
+import type { GitIdentity, GitRepo } from '../../git/repo.js';
+import type { GitStore } from '../../git/store.js';
+import { deleteBranch } from '../code/branches.js';
+import { recordRefUpdates } from '../code/ref-updates.js';
+import { issueFacts } from '../issues/issue-facts.js';
+import { lockIssue, setIssueClosed } from '../issues/issues.js';
+import type { IssueRow } from '../issues/issue-row.js';
+import { accessModeOf } from '../access.js';
+import { accessModes, type RepoRow } from '../repos/repo-row.js';
+import { findRepoById } from '../repos/repos.js';
+import type { UserRow } from '../users/user-row.js';
+import { findUsersByIds } from '../users/users.js';
+import { dropScheduledMerge } from '../automerge/scheduled-merges.js';
+import { checkMergeAllowed, type MergeStyle } from './merge-checks.js';
+import { pullHeadRef, pullStatus, type PullRow } from './pull-row.js';
+import { currentHeadSha, lockPull } from './pulls.js';
+
+/** MergePullRequestOption, as the merge takes it. */
+export interface MergeOptions {
+  style: MergeStyle;
+  title?: string;
+  message?: string;
+  /** The head the caller saw: a different head now is a 409. */
+  headCommitId?: string;
+  /** For `manually-merged`: the commit on the base branch that merged the pull request. */
+  mergeCommitId?: string;
+  /** Absent: the repository's default_delete_branch_after_merge. */
+  deleteBranchAfterMerge?: boolean;
+  force?: boolean;
+  /** A scheduled auto-merge run by the worker. */
+  auto?: boolean;
+}
+
+/** What the merge needs besides the transaction: git, and the server's name for the committer identity. */
+export interface MergeDeps {
+  git: GitStore;
+  config: { rootUrl: string; appName: string };
+}
+
+/** The committer of every commit a merge writes: the server, not the caller (the caller is the author). */
+export function serverIdentity(config: MergeDeps['config']): GitIdentity {
+  return { name: config.appName, email: `noreply@${new URL(config.rootUrl).hostname}` };
+}
+
+/** The git identity of a user (the no-reply address when the email is private), as Gitea's NewGitSig. */
+export function userIdentity(user: UserRow, rootUrl: string): GitIdentity {
+  const email = user.keep_email_private ? `${user.lower_name}@noreply.${new URL(rootUrl).hostname}` : user.email;
+  return { name: user.full_name || user.name, email };
+}
+
+// ---- messages ----------------------------------------------------------------------------------------
+
+/** Go's os.Expand: `$Name` and `${Name}` replaced by their value, unknown names by nothing. */
+function expand(text: string, vars: Record<string, string>): string {
+  return text.replace(/\$\{([^}]*)\}|\$([A-Za-z0-9_]+)/g, (_, braced: string | undefined, bare: string | undefined) => vars[braced ?? bare ?? ''] ?? '');
+}
+
+/**
+ * Gitea's GetDefaultMergeMessage: the repository's `.gitea/default_merge_message/<STYLE>_TEMPLATE.md` on the default
+ * branch (first line the title, the rest the description, Gitea's variables expanded), else the built-in title.
+ */
+export async function defaultMergeMessage(
+  git: GitStore, base: RepoRow, headRepo: RepoRow | null, pull: PullRow, issue: IssueRow, poster: UserRow | null, style: MergeStyle,
+): Promise<{ title: string; body: string }> {
+  const reader = git.open(base);
+  const commit = await reader.findCommit(base.default_branch);
+  const entry = commit ? await reader.entryAt(commit, `.gitea/default_merge_message/${style.toUpperCase()}_TEMPLATE.md`) : null;
+  const template = entry?.type === 'blob' ? (await reader.readBlob(entry.oid))?.toString('utf8') : undefined;
+  if (template !== undefined) {
+    const vars: Record<string, string> = {
+      BaseRepoOwnerName: base.owner_name, BaseRepoName: base.name, BaseBranch: pull.base_branch,
+      HeadRepoOwnerName: headRepo?.owner_name ?? '', HeadRepoName: headRepo?.name ?? '', HeadBranch: pull.head_branch,
+      PullRequestTitle: issue.title, PullRequestDescription: issue.content, PullRequestPosterName: poster?.name ?? '',
+      PullRequestIndex: String(pull.index), PullRequestReference: `#${pull.index}`, ClosingIssues: '',
+    };
+    const trimmed = template.trim();
+    const newline = trimmed.indexOf('\n');
+    const [title, body] = newline === -1 ? [trimmed, ''] : [trimmed.slice(0, newline), trimmed.slice(newline + 1).trim()];
+    return { title: expand(title, vars), body: expand(body, vars) };
+  }
+  if (style === 'rebase') return { title: '', body: '' };
+  if (style === 'squash') return { title: `${issue.title} (#${pull.index})`, body: '' };
+  const from = pull.head_repo_id === base.id ? pull.head_branch : `${headRepo ? `${headRepo.owner_name}/${headRepo.name}` : '<deleted>'}:${pull.head_branch}`;
+  return { title: `Merge pull request '${issue.title}' (#${pull.index}) from ${from} into ${pull.base_branch}`, body: '' };
+}
+
+// ---- the commits of each style -----------------------------------------------------------------------
+
+/** A merge's conflict, as Gitea answers it (409). */
+const mergeConflict = (files: string[]): HttpError => conflict(`Merge Conflict: ${files.join(', ')}`);
+
+/**
+ * Replays the head's commits (not merges) on top of `onto`, as `git rebase` does: authors and messages kept, the
+ * server as committer, commits that become empty dropped. A head that already contains `onto` is kept as it is.
+ */
+export async function rebaseOnto(repoGit: GitRepo, onto: string, head: string, committer: GitIdentity): Promise<string> {
+  if (await isAncestor(repoGit, onto, head)) return head;
+  const ids = (await repoGit.log({ rev: head, not: onto })).reverse();
+  const commits = await repoGit.objects.readCommits(ids);
+  let tip = onto;
+  for (const commit of commits) {
+    if (commit.parents.length !== 1) continue;
+    const replayed = await replayTree(repoGit, tip, commit.oid, commit.parents[0]);
+    if (replayed.conflicts.length) throw conflict(`Rebase conflict at ${commit.oid}: ${replayed.conflicts.join(', ')}`);
+    if (replayed.tree === (await treeOf(repoGit, tip))) continue;
+    const author: GitIdentity = { name: commit.author.name, email: commit.author.email, date: new Date(commit.author.timestamp * 1000), offset: commit.author.offset };
+    tip = await repoGit.commitTree(replayed.tree, [tip], commit.message, author, { ...committer, date: new Date() });
+  }
+  return tip;
+}
+
+/** The new tip of the base branch for a merge style (not manually-merged), written as objects only. */
+async function mergeCommit(
+  repoGit: GitRepo, style: Exclude<MergeStyle, 'manually-merged'>, baseSha: string, headSha: string, message: string,
+  author: GitIdentity, committer: GitIdentity,
+): Promise<string> {
+  switch (style) {
+    case 'fast-forward-only':
+      if (!(await isAncestor(repoGit, baseSha, headSha))) throw conflict('Fast-forward only merge is not possible: the base branch has diverged');
+      return headSha;
+    case 'rebase': {
+      const tip = await rebaseOnto(repoGit, baseSha, headSha, committer);
+      if (!message || tip === baseSha) return tip;
+      // a template's message goes onto the last commit, as Gitea amends it
+      const last = await repoGit.objects.readCommit(tip);
+      return repoGit.commitTree(last!.tree, last!.parents, message, { name: last!.author.name, email: last!.author.email,
+        date: new Date(last!.author.timestamp * 1000), offset: last!.author.offset }, committer);
+    }
+    case 'rebase-merge': {
+      const tip = await rebaseOnto(repoGit, baseSha, headSha, committer);
+      return repoGit.commitTree(await treeOf(repoGit, tip), [baseSha, tip], message, author, committer);
+    }
+    case 'merge': {
+      const merged = await mergeTree(repoGit, baseSha, headSha);
+      if (merged.conflicts.length) throw mergeConflict(merged.conflicts);
+      return repoGit.commitTree(merged.tree, [baseSha, headSha], message, author, committer);
+    }
+    case 'squash': {
+      const merged = await mergeTree(repoGit, baseSha, headSha);
+      if (merged.conflicts.length) throw mergeConflict(merged.conflicts);
+      return repoGit.commitTree(merged.tree, [baseSha], message, author, committer);
+    }
+  }
+}
+
+// ---- the merge ---------------------------------------------------------------------------------------
+
+/**
+ * Gitea's Merge (and MergedManually): the checks of merge-checks.ts first (nothing is written when one refuses),
+ * then the new base tip built with plumbing and the base branch moved only if it still is where the merge started
+ * (`update-ref` with the old value, 409 otherwise). The ref change is recorded as a push (branch rows, push
+ * events, webhooks), the pull request marked merged, its issue closed, the head branch deleted when asked, and
+ * `pull_request.merged` emitted — all in the caller's transaction; the ref goes back if it does not commit.
+ */
+export async function mergePull(tx: Tx, deps: MergeDeps, base: RepoRow, pull: PullRow, doer: UserRow, options: MergeOptions): Promise<PullRow> {
+  const row = await lockPull(tx, pull);
+  const issue = await lockIssue(tx, { id: row.issue_id } as IssueRow);
+  await checkMergeAllowed({
+    tx, git: deps.git, base, pull: row, issue, doer, request: { style: options.style, force: options.force ?? false, auto: options.auto ?? false },
+  });
+  // Gitea's Merge removes the pull request's scheduled merge, whoever merges it
+  await dropScheduledMerge(tx, row.id);
+  const repoGit = deps.git.open(base);
+  const headRepo = row.head_repo_id ? await findRepoById(tx, row.head_repo_id) : null;
+
+  let mergedCommit: string;
+  if (options.style === 'manually-merged') {
+    const commit = options.mergeCommitId ? await repoGit.objects.resolve(options.mergeCommitId) : null;
+    const baseSha = await repoGit.branchHead(row.base_branch);
+    if (!commit || !baseSha || !(await isAncestor(repoGit, commit, baseSha))) throw invalid('Wrong commit ID');
+    mergedCommit = commit;
+  } else {
+    const headSha = await currentHeadSha(deps.git, base, headRepo, row);
+    const baseSha = await repoGit.branchHead(row.base_branch);
+    if (!headSha || !baseSha) throw conflict('the head or base branch of the pull request no longer exists');
+    if (options.headCommitId && options.headCommitId !== headSha) throw conflict('head out of date');
+    if (headRepo && headRepo.id !== base.id) await fetchCommitAs(repoGit, deps.git.open(headRepo), headSha, pullHeadRef(row.index));
+    const posters = await findUsersByIds(tx, [issue.poster_id]);
+    const defaults = await defaultMergeMessage(deps.git, base, headRepo, row, issue, posters.get(issue.poster_id ?? 0) ?? null, options.style);
+    const title = options.title?.trim() || defaults.title;
+    const body = options.message?.trim() || defaults.body;
+    const message = title ? `${title}${body ? `\n\n${body}` : ''}\n` : '';
+    const committer = serverIdentity(deps.config);
+    const newTip = await mergeCommit(repoGit, options.style, baseSha, headSha, message, userIdentity(doer, deps.config.rootUrl), committer);
+    const ref = `refs/heads/${row.base_branch}`;
+    if (newTip !== baseSha) {
+      if (!(await repoGit.updateRef(ref, newTip, baseSha))) throw conflict('merge push out of date');
+      tx.onRollback(async () => {
+        await repoGit.updateRef(ref, baseSha, newTip);
+      });
+      await recordRefUpdates(tx, base, doer, [{ ref, oldSha: baseSha, newSha: newTip }]);
+    }
+    mergedCommit = newTip;
+  }
+
+  const [merged] = await tx.query<PullRow>(
+    `UPDATE pull_request SET has_merged = true, merged_commit_id = $2, merger_id = $3, merged_at = now(), status = $4, updated = now()
+     WHERE id = $1 RETURNING *`,
+    [row.id, mergedCommit, doer.id, options.style === 'manually-merged' ? pullStatus.manuallyMerged : pullStatus.mergeable],
+  );
+  await setIssueClosed(tx, base, issue, doer, true, { commitId: mergedCommit, merged: true });
+  await emit(tx, {
+    kind: 'pull_request.merged', repoId: base.id, doerId: doer.id,
+    payload: { ...issueFacts(issue), merged_commit_id: mergedCommit, style: options.style },
+  });
+  const deleteHead = options.deleteBranchAfterMerge ?? base.default_delete_branch_after_merge;
+  if (deleteHead && headRepo && options.style !== 'manually-merged') await deleteHeadBranch(tx, deps.git, headRepo, row, doer);
+  return merged;
+}
+
+/**
+ * Deletes the head branch after a merge when the doer may write to the head repository and no other open pull
+ * request still uses it; never the head repository's default branch.
+ */
+async function deleteHeadBranch(tx: Tx, git: GitStore, headRepo: RepoRow, pull: PullRow, doer: UserRow): Promise<void> {
+  if (pull.head_branch === headRepo.default_branch) return;
+  if ((await accessModeOf(tx, doer, headRepo, 'repo.code')) < accessModes.write) return;
+  const [{ others }] = await tx.query<{ others: number }>(
+    `SELECT count(*)::int AS others FROM pull_request p JOIN issue i ON i.id = p.issue_id
+     WHERE p.head_repo_id = $1 AND p.head_branch = $2 AND p.id <> $3 AND NOT p.has_merged AND NOT i.is_closed`,
+    [headRepo.id, pull.head_branch, pull.id],
+  );
+  if (others > 0) return;
+  await deleteBranch(tx, git, headRepo, doer, pull.head_branch).catch((error: unknown) => {
+    if (!(error instanceof HttpError)) throw error;
+  });
+}

@@ -1,0 +1,76 @@
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import test from 'ava';
+import { build } from '../helpers/build.js';
+import { startHearth } from '../helpers/hearth.js';
+import { cloneOf } from './pull-setup.js';
+
+test('files (fields, paging, skip-to), commits (stats, files and verification switches, paging), .diff and .patch', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  await build.repo(hearth, alice.user, { name: 'ch', autoInit: true });
+  const clone = await cloneOf(t, hearth, alice, 'alice', 'ch');
+  await clone.commit('old.txt', 'one\ntwo\nthree\n', 'old file');
+  await clone.commit('gone.txt', 'bye\n', 'to be removed');
+  await clone.push('main');
+  await clone.checkout('feature', true);
+  await clone.run(['mv', 'old.txt', 'renamed.txt']);
+  await clone.run(['rm', '--quiet', 'gone.txt']);
+  await clone.run(['commit', '--quiet', '-m', 'rename and remove']);
+  writeFileSync(path.join(clone.dir, 'README.md'), 'changed readme\nsecond line\n');
+  await clone.run(['commit', '--quiet', '-am', 'edit readme']);
+  for (const name of ['a.txt', 'b.txt', 'c.txt']) await clone.commit(name, `${name}\n`, `add ${name}`);
+  await clone.push('feature');
+  rmSync(path.join(clone.dir, 'a.txt'), { force: true });
+  const head = await clone.rev('feature');
+  const created = await hearth.call('POST', '/repos/alice/ch/pulls', { auth: alice.bearer, body: { head: 'feature', base: 'main', title: 'Changes' } });
+  t.is(created.status, 201);
+  const n = created.body.number;
+
+  const files = await hearth.call('GET', `/repos/alice/ch/pulls/${n}/files`);
+  t.is(files.status, 200);
+  t.is(files.headers.get('x-total-count'), '6');
+  const byName = Object.fromEntries(files.body.map((f: { filename: string }) => [f.filename, f]));
+  t.deepEqual(Object.keys(byName).sort(), ['README.md', 'a.txt', 'b.txt', 'c.txt', 'gone.txt', 'renamed.txt']);
+  t.like(byName['renamed.txt'], { status: 'renamed', previous_filename: 'old.txt', additions: 0, deletions: 0, changes: 0 });
+  t.like(byName['gone.txt'], { status: 'deleted', deletions: 1, additions: 0 });
+  t.like(byName['a.txt'], { status: 'added', additions: 1, changes: 1, previous_filename: '' });
+  t.like(byName['README.md'], { status: 'changed', additions: 2 });
+  t.is(byName['a.txt'].html_url, `${hearth.rootUrl}alice/ch/src/commit/${head}/a.txt`);
+  t.is(byName['a.txt'].raw_url, `${hearth.rootUrl}alice/ch/raw/commit/${head}/a.txt`);
+  t.is(byName['a.txt'].contents_url, `${hearth.rootUrl}api/v1/repos/alice/ch/contents/a.txt?ref=${head}`);
+
+  const page2 = await hearth.call('GET', `/repos/alice/ch/pulls/${n}/files?limit=4&page=2`);
+  t.is(page2.body.length, 2);
+  t.is(page2.headers.get('x-pagecount'), '2');
+  t.is(page2.headers.get('x-hasmore'), 'false');
+  t.deepEqual(page2.body.map((f: { filename: string }) => f.filename), files.body.slice(4).map((f: { filename: string }) => f.filename));
+  const skipped = await hearth.call('GET', `/repos/alice/ch/pulls/${n}/files?skip-to=c.txt`);
+  t.deepEqual(skipped.body.map((f: { filename: string }) => f.filename), files.body.slice(files.body.findIndex((f: { filename: string }) => f.filename === 'c.txt')).map((f: { filename: string }) => f.filename));
+
+  const commits = await hearth.call('GET', `/repos/alice/ch/pulls/${n}/commits`);
+  t.is(commits.status, 200);
+  t.is(commits.body.length, 5);
+  t.is(commits.headers.get('x-total-count'), '5');
+  t.is(commits.body[0].sha, head, 'newest first');
+  t.is(commits.body[0].url, `${hearth.rootUrl}api/v1/repos/alice/ch/git/commits/${head}`);
+  t.is(commits.body[0].html_url, `${hearth.rootUrl}alice/ch/commit/${head}`);
+  t.truthy(commits.body[0].created);
+  t.deepEqual(commits.body[0].files, [{ filename: 'c.txt', status: 'added' }]);
+  t.deepEqual(commits.body[0].stats, { total: 1, additions: 1, deletions: 0 });
+  t.truthy(commits.body[0].commit.verification);
+  const bare = await hearth.call('GET', `/repos/alice/ch/pulls/${n}/commits?files=false&verification=false&limit=2&page=3`);
+  t.is(bare.body.length, 1);
+  t.falsy(bare.body[0].files);
+  t.falsy(bare.body[0].commit.verification);
+  t.is(bare.headers.get('x-pagecount'), '3');
+
+  const diff = await hearth.call('GET', `/repos/alice/ch/pulls/${n}.diff`);
+  t.is(diff.status, 200);
+  t.regex(String(diff.body), /diff --git a\/README.md b\/README.md/);
+  t.regex(String(diff.body), /rename from old.txt/);
+  const patch = await hearth.call('GET', `/repos/alice/ch/pulls/${n}.patch`);
+  t.is(patch.status, 200);
+  t.regex(String(patch.body), /Subject: \[PATCH 1\/5\] rename and remove/);
+  t.is((await hearth.call('GET', `/repos/alice/ch/pulls/${n}.zip`)).status, 404);
+});
