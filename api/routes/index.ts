@@ -56,6 +56,9 @@ import { issueSearchRoutes } from './issues/search.js';
 import { hookRoutes } from './hooks/hooks.js';
 import { notificationRoutes } from './notifications/notifications.js';
 import { wikiRoutes } from './wiki/wiki.js';
+import { actionsSecretRoutes } from './actions/secrets.js';
+import { actionsVariableRoutes } from './actions/variables.js';
+import { runnerTokenRoutes } from './actions/runner-tokens.js';
 
 /** Every /api/v1 route, in one table. An area adds its list here. */
 export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes, ...releaseRoutes, ...releaseAssetRoutes, ...commitStatusRoutes,
@@ -66,4 +69,4 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes, ...mirrorRoutes, ...packageRoutes,
   ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes, ...timelineRoutes, ...pinRoutes, ...issueTemplateRoutes, ...issueSearchRoutes,
   ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes,
-  ...hookRoutes, ...notificationRoutes, ...wikiRoutes];
+  ...hookRoutes, ...notificationRoutes, ...wikiRoutes, ...actionsSecretRoutes, ...actionsVariableRoutes, ...runnerTokenRoutes];

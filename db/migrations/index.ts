@@ -11,6 +11,7 @@ import { Issues1732000010000 } from './1732000010000-issues.js';
 import { Events1732000011000 } from './1732000011000-events.js';
 import { IssueExtras1732000010500 } from './1732000010500-issue-extras.js';
 import { Mirrors1732000013000 } from './1732000013000-mirrors.js';
+import { ActionsSecrets1732000014000 } from './1732000014000-actions-secrets.js';
 import { Packages1732000015000 } from './1732000015000-packages.js';
 
 /** In order. A new migration is appended here. */
@@ -28,5 +29,6 @@ export const migrations = [
   IssueExtras1732000010500,
   Events1732000011000,
   Mirrors1732000013000,
+  ActionsSecrets1732000014000,
   Packages1732000015000,
 ];
