@@ -45,3 +45,30 @@ test('the wiki unit gates every operation; writing needs write access to the wik
   t.is((await hearth.call('DELETE', `${api}/page/Home`, { auth: alice.bearer })).status, 423);
   t.is((await hearth.call('GET', `${api}/page/Home`)).status, 200);
 });
+
+test('odd names and bodies are answered with 4xx, never a server error, and leave the wiki as it was', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  await build.repo(hearth, alice, { name: 'tool', autoInit: true });
+  const api = '/repos/alice/tool/wiki';
+  t.is((await hearth.call('POST', `${api}/new`, { auth: alice.bearer, body: { title: 'Home', content_base64: b64('hi') } })).status, 201);
+  const before = (await hearth.call('GET', `${api}/page/Home`)).body.last_commit.sha;
+  const bodies: unknown[] = [
+    { title: 'x'.repeat(256), content_base64: '' }, { title: 'a', content_base64: 5 }, { title: 'a', message: 'm\u0000' },
+    { title: ['a'] }, { title: 'a', content_base64: '====' }, { title: 'raw' }, { title: '_edit' }, '{"title":',
+  ];
+  for (const body of bodies) {
+    const answer = await hearth.call('POST', `${api}/new`, { auth: alice.bearer, body });
+    t.true(answer.status >= 400 && answer.status < 500, `${JSON.stringify(body)}: ${answer.status}`);
+  }
+  for (const name of ['%2e%2e', '..%2F..%2Fconfig', '%ZZ', '.git%2FHEAD.md', '..md', 'x'.repeat(2000), '%C0%AF', 'a%00b']) {
+    for (const [method, path, body] of [['GET', '/page/', undefined], ['GET', '/revisions/', undefined], ['PATCH', '/page/', { content_base64: '' }], ['DELETE', '/page/', undefined]] as const) {
+      const answer = await hearth.call(method, `${api}${path}${name}`, { auth: alice.bearer, body });
+      t.true(answer.status < 500, `${method} ${path}${name.slice(0, 20)}: ${answer.status}`);
+    }
+  }
+  // the odd names that are names after all (`..md`, `%2e%2e`, …) were written as pages of their own, never over Home
+  t.like((await hearth.call('GET', `${api}/page/Home`)).body, { content_base64: b64('hi'), last_commit: { sha: before } });
+  for (const page of (await hearth.call('GET', `${api}/pages?limit=50`)).body) t.notRegex(page.sub_url, /^(raw|_edit)$/);
+});
+

@@ -35,6 +35,7 @@ test('web paths name files, and files web paths', (t) => {
   t.is(webPathFromRequest('a/../b'), 'b');
   t.is(reservedSegment(titleToWebPath('_edit')), '_edit');
   t.is(reservedSegment('Home'), null);
+  t.is(titleToWebPath('a\ud800'), 'a%EF%BF%BD', 'a lone surrogate is escaped as U+FFFD, not a failure');
 });
 
 test('title, web path and file agree for every printable title', (t) => {

@@ -18,7 +18,7 @@ import { renderWikiCommitList, renderWikiPage, renderWikiPageMeta } from '../../
 const wikiPageBody = z.object({
   title: text(limits.name).optional(),
   content_base64: z.string().optional(),
-  message: text(limits.text).optional(),
+  message: text(limits.text).refine((value) => !value.includes('\u0000'), 'must not contain NUL').optional(),
 });
 
 /** `page` and `limit` as Gitea's wiki handlers read them: below 1 (or not given) means the default. */

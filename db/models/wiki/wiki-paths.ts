@@ -13,7 +13,9 @@ const dashMarker = '.-';
 
 /** Go's url.QueryEscape: everything but letters, digits and `-_.~` percent-encoded, spaces as `+`. */
 export function queryEscape(text: string): string {
-  return encodeURIComponent(text)
+  // a lone surrogate (JSON may carry one) has no UTF-8 form: it becomes U+FFFD, as Go's UTF-8 encoding makes it
+  const wellFormed = text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+  return encodeURIComponent(wellFormed)
     .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
     .replace(/%20/g, '+');
 }
