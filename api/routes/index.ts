@@ -55,6 +55,9 @@ import { issueTemplateRoutes } from './issues/templates.js';
 import { issueSearchRoutes } from './issues/search.js';
 import { hookRoutes } from './hooks/hooks.js';
 import { notificationRoutes } from './notifications/notifications.js';
+import { actionsSecretRoutes } from './actions/secrets.js';
+import { actionsVariableRoutes } from './actions/variables.js';
+import { runnerTokenRoutes } from './actions/runner-tokens.js';
 import { actionRunRoutes } from './actions/runs.js';
 import { actionRunnerRoutes } from './actions/runners.js';
 
@@ -67,5 +70,5 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes, ...mirrorRoutes, ...packageRoutes,
   ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes, ...timelineRoutes, ...pinRoutes, ...issueTemplateRoutes, ...issueSearchRoutes,
   ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes,
-  ...hookRoutes, ...notificationRoutes,
+  ...hookRoutes, ...notificationRoutes, ...actionsSecretRoutes, ...actionsVariableRoutes, ...runnerTokenRoutes,
   ...actionRunRoutes, ...actionRunnerRoutes];
