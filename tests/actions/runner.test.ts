@@ -1,8 +1,5 @@
 import test from 'ava';
-import { inTx } from '../../db/data-source.js';
 import { encryptSecret } from '../../db/crypto.js';
-import { registrationTokenFor } from '../../db/models/actions/registration-tokens.js';
-import { repoScope } from '../../db/models/actions/scope.js';
 import { decodeBinary, encodeBinary, type Plain } from '../../api/actions/proto.js';
 import { build } from '../helpers/build.js';
 import type { TestHearth } from '../helpers/hearth.js';
@@ -62,7 +59,9 @@ async function setUp(t: Parameters<typeof actionsHearth>[0]) {
   const h = await actionsHearth(t);
   const alice = await h.createUser('alice');
   const repo = await build.repo(h, alice, { name: 'app', autoInit: true });
-  const registration = await inTx(h.deps, (tx) => registrationTokenFor(tx, h.config.security.secretKey, repoScope(repo.id), alice.user.id));
+  const issued = await h.call('GET', '/repos/alice/app/runners/registration-token', { auth: alice.bearer });
+  const registration: string = issued.body.token;
+  if (issued.status !== 200 || !registration) throw new Error(`no registration token: ${issued.status}`);
   await h.store.db.query('INSERT INTO secret (repo_id, name, data_sealed) VALUES ($1, $2, $3)', [repo.id, 'DEPLOY_KEY', encryptSecret(h.config.security.secretKey, 's3cret')]);
   await h.store.db.query('INSERT INTO action_variable (owner_id, name, data) VALUES ($1, $2, $3)', [alice.user.id, 'REGION', 'eu']);
   return { h, alice, repo, registration };
