@@ -12,6 +12,7 @@ import { Events1732000011000 } from './1732000011000-events.js';
 import { IssueExtras1732000010500 } from './1732000010500-issue-extras.js';
 import { Mirrors1732000013000 } from './1732000013000-mirrors.js';
 import { Packages1732000015000 } from './1732000015000-packages.js';
+import { ContainerRegistry1732000015500 } from './1732000015500-container-registry.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -29,4 +30,5 @@ export const migrations = [
   Events1732000011000,
   Mirrors1732000013000,
   Packages1732000015000,
+  ContainerRegistry1732000015500,
 ];
