@@ -336,14 +336,15 @@ export async function deleteManifest(tx: Tx, blobs: BlobStore, ownerId: number, 
   const byDigest = digestPattern.test(reference);
   if (!byDigest && !tagPattern.test(reference)) return false;
   const rows = await tx.query<Record<string, unknown>>(
-    `SELECT DISTINCT v.* FROM package p JOIN package_version v ON v.package_id = p.id AND NOT v.is_internal
+    `SELECT v.* FROM package p JOIN package_version v ON v.package_id = p.id AND NOT v.is_internal
        JOIN package_file f ON f.version_id = v.id AND f.lower_name = '${manifestFileName}' JOIN package_blob b ON b.id = f.blob_id
      WHERE p.owner_id = $1 AND p.type = 'container' AND p.lower_name = $2 AND ${byDigest ? 'b.hash_sha256 = $3' : 'v.lower_version = lower($3)'}
      FOR UPDATE OF v`,
     [ownerId, image.toLowerCase(), byDigest ? reference.slice('sha256:'.length) : reference],
   );
-  for (const raw of rows) await deleteVersion(tx, blobs, toVersion(raw), doer);
-  return rows.length > 0;
+  const versions = new Map(rows.map((raw) => [Number(raw.id), toVersion(raw)]));
+  for (const version of versions.values()) await deleteVersion(tx, blobs, version, doer);
+  return versions.size > 0;
 }
 
 /** Removes a blob from the image: every file naming it but the manifests' own (Gitea's DeleteBlob). */
