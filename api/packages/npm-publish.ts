@@ -195,7 +195,8 @@ export async function readNpmPublish(body: Readable, blobs: BlobStore, documentL
   let tarball: PassThrough | null = null;
   let uploading: Promise<PackageUpload> | null = null;
   try {
-    for await (const chunk of body as AsyncIterable<Buffer>) {
+    // a refusal must still reach the client: the rest of the body is then read past, not cut off
+    for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       const pieces = scanner.feed(chunk);
       if (pieces.length > 0 && !tarball) {
         tarball = new PassThrough();
@@ -211,6 +212,7 @@ export async function readNpmPublish(body: Readable, blobs: BlobStore, documentL
     if (tarball && !tarball.writableEnded) tarball.end();
     return { document, tarball: uploading ? await uploading : null };
   } catch (error) {
+    body.resume();
     tarball?.destroy(error as Error);
     const stored = uploading ? await uploading.catch(() => null) : null;
     if (stored) await blobs.delete(stored.key);
