@@ -281,8 +281,11 @@ test('organization images: members with package write push, others are refused; 
   t.deepEqual(await stored(hearth), before);
 });
 
-/** A one-layer OCI image layout written by hand: a tar layer holding hello.txt, a config and a manifest tagged v1. */
-function writeLayout(dir: string): { manifestDigest: string; layerDigest: string } {
+/**
+ * A one-layer OCI image layout written by hand: a tar layer holding hello.txt, a config and a manifest tagged v1,
+ * and an image index tagged multi naming that manifest (amd64) and one for arm64.
+ */
+function writeLayout(dir: string): { manifestDigest: string; layerDigest: string; indexDigest: string; armDigest: string } {
   mkdirSync(path.join(dir, 'blobs', 'sha256'), { recursive: true });
   const blob = (content: Buffer | string): { digest: string; size: number } => {
     const digest = sha(content);
@@ -314,12 +317,25 @@ function writeLayout(dir: string): { manifestDigest: string; layerDigest: string
     layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', ...layer }],
   });
   const stored = blob(manifest);
+  // the same layer for arm64 too, both under an image index tagged multi
+  const armConfig = blob(JSON.stringify({ architecture: 'arm64', os: 'linux', rootfs: { type: 'layers', diff_ids: [sha(tar)] } }));
+  const armManifest = blob(manifest.replace(config.digest, armConfig.digest).replace(`"size":${config.size}`, `"size":${armConfig.size}`));
+  const index = blob(JSON.stringify({
+    schemaVersion: 2, mediaType: 'application/vnd.oci.image.index.v1+json',
+    manifests: [
+      { mediaType: 'application/vnd.oci.image.manifest.v1+json', ...stored, platform: { os: 'linux', architecture: 'amd64' } },
+      { mediaType: 'application/vnd.oci.image.manifest.v1+json', ...armManifest, platform: { os: 'linux', architecture: 'arm64' } },
+    ],
+  }));
   writeFileSync(path.join(dir, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
   writeFileSync(path.join(dir, 'index.json'), JSON.stringify({
     schemaVersion: 2,
-    manifests: [{ mediaType: 'application/vnd.oci.image.manifest.v1+json', ...stored, annotations: { 'org.opencontainers.image.ref.name': 'v1' } }],
+    manifests: [
+      { mediaType: 'application/vnd.oci.image.manifest.v1+json', ...stored, annotations: { 'org.opencontainers.image.ref.name': 'v1' } },
+      { mediaType: 'application/vnd.oci.image.index.v1+json', ...index, annotations: { 'org.opencontainers.image.ref.name': 'multi' } },
+    ],
   }));
-  return { manifestDigest: stored.digest, layerDigest: layer.digest };
+  return { manifestDigest: stored.digest, layerDigest: layer.digest, indexDigest: index.digest, armDigest: armManifest.digest };
 }
 
 test('skopeo copies an image from an OCI layout into Hearth and back, inspects it, lists its tags and deletes it', async (t) => {
@@ -335,7 +351,7 @@ test('skopeo copies an image from an OCI layout into Hearth and back, inspects i
   const home = mkdtempSync(path.join(os.tmpdir(), 'hearth-skopeo-'));
   t.teardown(() => rmSync(home, { recursive: true, force: true }));
   const source = path.join(home, 'source');
-  const { manifestDigest, layerDigest } = writeLayout(source);
+  const { manifestDigest, layerDigest, indexDigest, armDigest } = writeLayout(source);
   const host = new URL(hearth.rootUrl).host;
   const creds = `alice:${alice.password}`;
   const env = { HOME: home, XDG_RUNTIME_DIR: home, TMPDIR: home };
@@ -362,6 +378,23 @@ test('skopeo copies an image from an OCI layout into Hearth and back, inspects i
   t.is(info.Labels['org.example.made-by'], 'hearth-test');
   t.is(info.Architecture, 'amd64');
 
+  // a multi-platform image: the index and both manifests travel, and come back unchanged
+  const multi = await skopeo('copy', '--all', '--dest-tls-verify=false', '--dest-creds', creds, `oci:${source}:multi`, `docker://${host}/alice/hello/world:multi`);
+  t.is(multi.code, 0, multi.stderr);
+  const raw = await skopeo('inspect', '--raw', '--tls-verify=false', '--creds', creds, `docker://${host}/alice/hello/world:multi`);
+  t.is(raw.code, 0, raw.stderr);
+  t.is(sha(raw.stdout), indexDigest);
+  const arm = await skopeo('inspect', '--override-arch', 'arm64', '--tls-verify=false', '--creds', creds, `docker://${host}/alice/hello/world:multi`);
+  t.is(arm.code, 0, arm.stderr);
+  t.is(JSON.parse(arm.stdout).Architecture, 'arm64');
+  const byDigest = await skopeo('inspect', '--raw', '--tls-verify=false', '--creds', creds, `docker://${host}/alice/hello/world@${armDigest}`);
+  t.is(sha(byDigest.stdout), armDigest, byDigest.stderr);
+  const multiBack = path.join(home, 'multi-back');
+  const multiPulled = await skopeo('copy', '--all', '--src-tls-verify=false', '--src-creds', creds, `docker://${host}/alice/hello/world:multi`, `oci:${multiBack}:multi`);
+  t.is(multiPulled.code, 0, multiPulled.stderr);
+  t.is((JSON.parse(readFileSync(path.join(multiBack, 'index.json'), 'utf8')) as { manifests: Array<{ digest: string }> }).manifests[0].digest, indexDigest);
+  t.is((await skopeo('delete', '--tls-verify=false', '--creds', creds, `docker://${host}/alice/hello/world:multi`)).code, 0);
+
   const listed = await skopeo('list-tags', '--tls-verify=false', '--creds', creds, `docker://${host}/alice/hello/world`);
   t.is(listed.code, 0, listed.stderr);
   t.deepEqual((JSON.parse(listed.stdout) as { Tags: string[] }).Tags, ['v1', 'v2']);
@@ -371,8 +404,9 @@ test('skopeo copies an image from an OCI layout into Hearth and back, inspects i
   t.is(deleted.code, 0, deleted.stderr);
   const gone = await skopeo('inspect', '--tls-verify=false', '--creds', creds, `docker://${host}/alice/hello/world:v2`);
   t.not(gone.code, 0);
-  const [versions] = await hearth.deps.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM package_version WHERE NOT is_internal`);
-  t.is(versions.n, 0);
+  // what is left is the arm64 manifest, stored by digest when the index was pushed (deleting a tag leaves it, as in Gitea)
+  const versions = await hearth.deps.db.query<{ version: string }>(`SELECT version FROM package_version WHERE NOT is_internal`);
+  t.deepEqual(versions.map((v) => v.version), [armDigest]);
   const state = await stored(hearth);
   t.deepEqual(state.blobFiles.filter((f) => f.includes('upload-')), []);
 });
