@@ -7,9 +7,10 @@ import { pushMirror } from './push-mirror.js';
 import { updateMirrors } from './update-mirrors.js';
 import { notifier } from './notifier.js';
 import { webhookDelivery } from './webhook-delivery.js';
+import { containerCleanup } from './container-cleanup.js';
 
 /** Every actor. The worker refuses to start unless each catalogued job has exactly one of them. */
 export const allActors: Actor[] = [
   mailer as Actor, branchSync as Actor, migrate as Actor, mirrorSync as Actor, pushMirror as Actor, updateMirrors as Actor,
-  notifier as Actor, webhookDelivery as Actor,
+  notifier as Actor, webhookDelivery as Actor, containerCleanup as Actor,
 ];

@@ -47,6 +47,9 @@ export type UpdateMirrorsPayload = z.infer<typeof updateMirrorsPayload>;
  */
 export const mirrorJobExpirySeconds = 900;
 
+const containerCleanupPayload = z.object({});
+export type ContainerCleanupPayload = z.infer<typeof containerCleanupPayload>;
+
 const notifyPayload = z.object({ eventId: z.number().int().positive() });
 export type NotifyPayload = z.infer<typeof notifyPayload>;
 
@@ -98,6 +101,14 @@ export const jobs = {
     concurrency: 1,
     schedule: '* * * * *',
   } satisfies JobDefinition<UpdateMirrorsPayload>,
+  // Gitea's container cleanup: abandoned blob uploads and uploaded blobs no manifest names, after a day.
+  'container-cleanup': {
+    name: 'container-cleanup',
+    payload: containerCleanupPayload,
+    queue: { policy: 'short', retryLimit: 0, expireInSeconds: 600 },
+    concurrency: 1,
+    schedule: '17 * * * *',
+  } satisfies JobDefinition<ContainerCleanupPayload>,
   // One per domain event: fans it out to hook tasks, notification threads and mail in one transaction.
   notify: {
     name: 'notify',

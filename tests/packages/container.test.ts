@@ -6,6 +6,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import test from 'ava';
 import { build } from '../helpers/build.js';
+import { drain } from '../helpers/drain.js';
 import { runClient } from '../helpers/clients.js';
 import { basicAuth, startHearth, type TestHearth } from '../helpers/hearth.js';
 import { stored } from './stored.js';
@@ -279,6 +280,42 @@ test('organization images: members with package write push, others are refused; 
   const chunked = await call('POST', '/v2/acme/app/blobs/uploads', bobToken);
   t.is((await call('PATCH', chunked.headers.get('location')!, bobToken, big)).status, 413);
   t.deepEqual(await stored(hearth), before);
+});
+
+test('the hourly container-cleanup job removes abandoned uploads and uploaded blobs no manifest names, after a day', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const call = registry(hearth);
+  const user = await bearer(hearth, basicAuth('alice', alice.password));
+  const base = '/v2/alice/app';
+  t.is((await call('POST', `${base}/blobs/uploads?digest=${blobDigest}`, user, blobContent)).status, 201);
+  t.is((await call('POST', `${base}/blobs/uploads?digest=${configDigest}`, user, configContent)).status, 201);
+  t.is((await call('PUT', `${base}/manifests/v1`, user, ociManifest, { 'Content-Type': 'application/vnd.oci.image.manifest.v1+json' })).status, 201);
+  const orphan = Buffer.from('a layer no manifest names');
+  t.is((await call('POST', `${base}/blobs/uploads?digest=${sha(orphan)}`, user, orphan)).status, 201);
+  const started = await call('POST', `${base}/blobs/uploads`, user);
+  t.is((await call('PATCH', started.headers.get('location')!, user, 'half a layer')).status, 202);
+  const fresh = await call('POST', `${base}/blobs/uploads`, user);
+  t.is((await call('PATCH', fresh.headers.get('location')!, user, 'a layer being pushed now')).status, 202);
+  const before = await stored(hearth);
+
+  // nothing is a day old yet
+  await hearth.store.boss.send('container-cleanup', {});
+  t.deepEqual((await drain(hearth, 'container-cleanup')).map((d) => d.outcome), ['skipped']);
+  t.deepEqual(await stored(hearth), before);
+
+  await hearth.deps.db.query(`UPDATE package_file SET created = now() - interval '2 days'`);
+  await hearth.deps.db.query(`UPDATE package_blob_upload SET updated = now() - interval '2 days' WHERE id = $1`, [started.headers.get('docker-upload-uuid')]);
+  await hearth.store.boss.send('container-cleanup', {});
+  t.deepEqual((await drain(hearth, 'container-cleanup')).map((d) => d.outcome), ['done']);
+  t.is((await call('HEAD', `${base}/blobs/${sha(orphan)}`, user)).status, 404);
+  t.is((await call('HEAD', `${base}/blobs/${blobDigest}`, user)).status, 200);
+  t.is((await call('GET', `${base}/manifests/v1`, user)).text, ociManifest);
+  t.is((await call('GET', started.headers.get('location')!, user)).status, 404);
+  t.is((await call('GET', fresh.headers.get('location')!, user)).status, 204);
+  const after = await stored(hearth);
+  t.is(after.blobs, before.blobs - 1);
+  t.is(after.blobFiles.length, before.blobFiles.length - 2, 'the orphan blob and the abandoned chunk are gone from the store');
 });
 
 /**

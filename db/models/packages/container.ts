@@ -412,8 +412,31 @@ export async function removeUpload(db: Queryable | Tx, blobs: BlobStore, id: str
   return true;
 }
 
-/** Removes uploads abandoned for a day, with their chunks. */
-export async function removeStaleUploads(db: Queryable, blobs: BlobStore): Promise<void> {
+/** Removes uploads abandoned for a day, with their chunks (once the removal is durable, in a transaction). */
+export async function removeStaleUploads(db: Queryable | Tx, blobs: BlobStore): Promise<number> {
   const rows = await db.query<Record<string, unknown>>(`DELETE FROM package_blob_upload WHERE updated < now() - interval '${staleAfter}' RETURNING *`);
-  for (const raw of rows) for (const chunk of toUpload(raw).chunks) await blobs.delete(chunk.key);
+  const drop = async (): Promise<void> => {
+    for (const raw of rows) for (const chunk of toUpload(raw).chunks) await blobs.delete(chunk.key);
+  };
+  if ('afterCommit' in db) db.afterCommit(drop);
+  else await drop();
+  return rows.length;
+}
+
+/**
+ * Gitea's container cleanup: uploads abandoned for a day, and blobs uploaded to an image more than a day ago
+ * that none of its manifests names (a push that never finished). Answers how many it removed.
+ */
+export async function cleanupContainerUploads(tx: Tx, blobs: BlobStore): Promise<number> {
+  const uploads = await removeStaleUploads(tx, blobs);
+  const files = await tx.query<Record<string, unknown>>(
+    `SELECT f.* FROM package_file f JOIN package_version v ON v.id = f.version_id AND v.is_internal
+       JOIN package p ON p.id = v.package_id AND p.type = 'container'
+     WHERE f.created < now() - interval '${staleAfter}'
+       AND NOT EXISTS (SELECT 1 FROM package_file g JOIN package_version w ON w.id = g.version_id AND NOT w.is_internal
+                       WHERE w.package_id = p.id AND g.blob_id = f.blob_id)
+     ORDER BY f.id FOR UPDATE OF f`,
+  );
+  for (const raw of files) await deleteFile(tx, blobs, toFile(raw));
+  return uploads + files.length;
 }
