@@ -55,6 +55,9 @@ import { issueTemplateRoutes } from './issues/templates.js';
 import { issueSearchRoutes } from './issues/search.js';
 import { hookRoutes } from './hooks/hooks.js';
 import { notificationRoutes } from './notifications/notifications.js';
+import { actionsSecretRoutes } from './actions/secrets.js';
+import { actionsVariableRoutes } from './actions/variables.js';
+import { runnerTokenRoutes } from './actions/runner-tokens.js';
 
 /** Every /api/v1 route, in one table. An area adds its list here. */
 export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...tokenRoutes, ...adminUserRoutes, ...repoRoutes, ...releaseRoutes, ...releaseAssetRoutes, ...commitStatusRoutes,
@@ -65,4 +68,4 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes, ...mirrorRoutes, ...packageRoutes,
   ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes, ...timelineRoutes, ...pinRoutes, ...issueTemplateRoutes, ...issueSearchRoutes,
   ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes,
-  ...hookRoutes, ...notificationRoutes];
+  ...hookRoutes, ...notificationRoutes, ...actionsSecretRoutes, ...actionsVariableRoutes, ...runnerTokenRoutes];

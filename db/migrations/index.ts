@@ -11,6 +11,7 @@ import { Issues1732000010000 } from './1732000010000-issues.js';
 import { Events1732000011000 } from './1732000011000-events.js';
 import { IssueExtras1732000010500 } from './1732000010500-issue-extras.js';
 import { Mirrors1732000013000 } from './1732000013000-mirrors.js';
+import { ActionsSecrets1732000014000 } from './1732000014000-actions-secrets.js';
 import { Packages1732000015000 } from './1732000015000-packages.js';
 import { ContainerRegistry1732000015500 } from './1732000015500-container-registry.js';
 
@@ -29,6 +30,7 @@ export const migrations = [
   IssueExtras1732000010500,
   Events1732000011000,
   Mirrors1732000013000,
+  ActionsSecrets1732000014000,
   Packages1732000015000,
   ContainerRegistry1732000015500,
 ];
