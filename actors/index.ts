@@ -10,9 +10,11 @@ import { webhookDelivery } from './webhook-delivery.js';
 import { actionsTrigger } from './actions-trigger.js';
 import { schedulePlanner } from './schedule-planner.js';
 import { autoMerge } from './auto-merge.js';
+import { containerCleanup } from './container-cleanup.js';
 
 /** Every actor. The worker refuses to start unless each catalogued job has exactly one of them. */
 export const allActors: Actor[] = [
   mailer as Actor, branchSync as Actor, migrate as Actor, mirrorSync as Actor, pushMirror as Actor, updateMirrors as Actor,
   notifier as Actor, webhookDelivery as Actor, actionsTrigger as Actor, schedulePlanner as Actor, autoMerge as Actor,
+  containerCleanup as Actor,
 ];

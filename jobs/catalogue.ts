@@ -49,6 +49,8 @@ export const mirrorJobExpirySeconds = 900;
 
 const pullAutoMergePayload = z.object({ pullId: z.number().int().positive() });
 export type PullAutoMergePayload = z.infer<typeof pullAutoMergePayload>;
+const containerCleanupPayload = z.object({});
+export type ContainerCleanupPayload = z.infer<typeof containerCleanupPayload>;
 
 const notifyPayload = z.object({ eventId: z.number().int().positive() });
 export type NotifyPayload = z.infer<typeof notifyPayload>;
@@ -116,6 +118,14 @@ export const jobs = {
     singletonKey: (payload) => `pull-auto-merge-${payload.pullId}`,
     concurrency: 1,
   } satisfies JobDefinition<PullAutoMergePayload>,
+  // Gitea's container cleanup: abandoned blob uploads and uploaded blobs no manifest names, after a day.
+  'container-cleanup': {
+    name: 'container-cleanup',
+    payload: containerCleanupPayload,
+    queue: { policy: 'short', retryLimit: 0, expireInSeconds: 600 },
+    concurrency: 1,
+    schedule: '17 * * * *',
+  } satisfies JobDefinition<ContainerCleanupPayload>,
   // One per domain event: fans it out to hook tasks, notification threads and mail in one transaction.
   notify: {
     name: 'notify',

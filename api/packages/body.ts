@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { badRequest, tooLarge } from '../../db/errors.js';
 
 /** A request body read whole, refused with a 413 past `limit` bytes: for the small documents registries send. */
@@ -19,5 +19,67 @@ export async function readJson(req: Readable, limit: number): Promise<unknown> {
     return JSON.parse(text);
   } catch {
     throw badRequest('the body is not valid JSON');
+  }
+}
+
+/** Reads a body to its end, keeping nothing: for documents a registry need not look at. */
+export async function discardBody(req: Readable, limit: number): Promise<void> {
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw tooLarge('the request body is too large');
+  }
+}
+
+/**
+ * A framed body read in order: fixed-size fields first (`read`), then one part streamed on as it arrives
+ * (`stream`), which must end exactly where the body ends.
+ */
+export class BodyReader {
+  private readonly source: AsyncIterator<Buffer>;
+  private pending: Buffer[] = [];
+  private pendingSize = 0;
+
+  constructor(body: Readable) {
+    this.source = (body as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  }
+
+  /** The next `n` bytes; a body ending before them is a 400 naming `what`. */
+  async read(n: number, what: string): Promise<Buffer> {
+    while (this.pendingSize < n) {
+      const next = await this.source.next();
+      if (next.done) throw badRequest(`${what} is truncated`);
+      this.pending.push(next.value);
+      this.pendingSize += next.value.length;
+    }
+    const all = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
+    const rest = all.subarray(n);
+    this.pending = rest.length > 0 ? [rest] : [];
+    this.pendingSize = rest.length;
+    return all.subarray(0, n);
+  }
+
+  /** The last `n` bytes of the body as a stream; fewer, or more after them, fail the stream with a 400 naming `what`. */
+  stream(n: number, what: string): Readable {
+    const reader = this;
+    return Readable.from((async function* () {
+      let left = n;
+      const first = reader.pending;
+      reader.pending = [];
+      reader.pendingSize = 0;
+      for (const chunk of first) {
+        if (chunk.length > left) throw badRequest(`the body continues after ${what}`);
+        left -= chunk.length;
+        yield chunk;
+      }
+      for (;;) {
+        const next = await reader.source.next();
+        if (next.done) break;
+        if (next.value.length > left) throw badRequest(`the body continues after ${what}`);
+        left -= next.value.length;
+        yield next.value;
+      }
+      if (left > 0) throw badRequest(`${what} is truncated`);
+    })());
   }
 }

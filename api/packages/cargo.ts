@@ -1,19 +1,18 @@
-import { Readable } from 'node:stream';
 import { inTx } from '../../db/data-source.js';
-import { notFound } from '../../db/errors.js';
+import { badRequest, notFound, tooLarge } from '../../db/errors.js';
 import { storePackageUpload, withUpload } from '../../db/models/packages/blobs.js';
-import { checkCrateName, indexPath, parseCargoPublish, type CargoMetadata } from '../../db/models/packages/cargo.js';
+import { checkCrateName, indexPath, parseCargoMetadata, type CargoMetadata } from '../../db/models/packages/cargo.js';
 import {
   addFile, countDownload, createVersion, findFile, findPackage, findVersion, getPackage, listFiles, listVersions, setVersionMetadata, typeSizeLimit,
 } from '../../db/models/packages/packages.js';
 import { visibilities } from '../../db/models/users/user-row.js';
 import type { Deps } from '../deps.js';
-import { readBody } from './body.js';
+import { BodyReader } from './body.js';
 import { Registry, writer, type RegistryContext } from './registry.js';
 import { serveFile } from './serve.js';
 
-/** A crate upload (metadata and .crate) is read whole: cargo sends its length up front. */
-const publishLimit = 512 * 1024 * 1024;
+/** The JSON metadata before the .crate in a publish request is read whole; the .crate streams to the blob store. */
+const metadataLimit = 16 * 1024 * 1024;
 
 function crateOf(ctx: RegistryContext): string {
   const name = String(ctx.req.params.package);
@@ -63,10 +62,13 @@ export function cargoRegistry(deps: Deps): Registry {
 
   registry.put('/api/v1/crates/new', 'write', async (ctx) => {
     const doer = writer(ctx);
-    const body = await readBody(ctx.req, publishLimit);
-    const published = parseCargoPublish(body);
-    const content = Readable.from([body.subarray(published.crateOffset, published.crateOffset + published.crateLength)]);
-    const upload = await storePackageUpload(deps.blobs, content, typeSizeLimit(deps.config, 'cargo'));
+    const body = new BodyReader(ctx.req);
+    const jsonLength = (await body.read(4, 'the publish request')).readUInt32LE(0);
+    if (jsonLength > metadataLimit) throw tooLarge('the crate metadata is too large');
+    const published = parseCargoMetadata(await body.read(jsonLength, 'the crate metadata'));
+    const crateLength = (await body.read(4, 'the publish request')).readUInt32LE(0);
+    if (crateLength === 0) throw badRequest('the crate file is empty');
+    const upload = await storePackageUpload(deps.blobs, body.stream(crateLength, 'the crate file'), typeSizeLimit(deps.config, 'cargo'));
     await withUpload(deps.blobs, upload, () => inTx(deps, async (tx) => {
       const { pkg, version } = await createVersion(tx, deps.config, {
         owner: ctx.owner, creator: doer, type: 'cargo', name: published.name, version: published.version,

@@ -1,19 +1,24 @@
-import { Readable } from 'node:stream';
 import semver from 'semver';
 import { inTx } from '../../db/data-source.js';
 import { badRequest, notFound } from '../../db/errors.js';
-import { storePackageUpload, withUpload } from '../../db/models/packages/blobs.js';
+import { withUpload } from '../../db/models/packages/blobs.js';
 import { checkNpmName, checkTag, dropTagsOf, listDistTags, parseNpmPublish, removeDistTag, setDistTag } from '../../db/models/packages/npm.js';
 import {
   addFile, countDownload, createVersion, deleteVersion, findFile, findVersion, getPackage, listFiles, listVersions,
   setVersionMetadata, toPackage, typeSizeLimit, type PackageFileView, type PackageRow, type PackageVersionRow,
 } from '../../db/models/packages/packages.js';
 import type { Deps } from '../deps.js';
-import { readBody, readJson } from './body.js';
+import { discardBody, readBody } from './body.js';
+import { readNpmPublish } from './npm-publish.js';
 import { Registry, writer, type RegistryContext } from './registry.js';
 import { serveFile } from './serve.js';
 
-/** npm publishes its tarball base64-encoded inside the JSON document. */
+/**
+ * npm publishes its tarball base64-encoded inside the JSON document: the tarball streams to the blob store as it
+ * is decoded, the rest of the document (manifest, readme) is kept up to this size.
+ */
+const documentLimit = 64 * 1024 * 1024;
+/** Bodies npm sends that Hearth reads past (its own copy of the document after an unpublish). */
 const publishLimit = 512 * 1024 * 1024;
 
 function nameOf(ctx: RegistryContext): string {
@@ -97,24 +102,26 @@ export function npmRegistry(deps: Deps): Registry {
 
     registry.put(path, 'write', async (ctx) => {
       const name = nameOf(ctx);
-      const body = await readJson(ctx.req, publishLimit);
-      if (isDeprecation(body)) {
-        await deprecate(ctx, name, body as { versions: Record<string, { deprecated?: unknown }> });
-        ctx.res.status(200).json({ ok: true });
-        return;
-      }
-      const published = parseNpmPublish(body, name);
       const doer = writer(ctx);
-      const upload = await storePackageUpload(deps.blobs, Readable.from([published.data]), typeSizeLimit(deps.config, 'npm'));
-      await withUpload(deps.blobs, upload, () => inTx(deps, async (tx) => {
-        const metadata = { manifest: published.manifest, integrity: published.integrity, shasum: published.shasum };
-        const { pkg, version } = await createVersion(tx, deps.config, {
-          owner: ctx.owner, creator: doer, type: 'npm', name: published.name, version: published.version, metadata, semverCompatible: true,
-        }, 'refuse');
-        await addFile(tx, deps, ctx.owner, pkg, version, upload, { name: published.filename, isLead: true });
-        for (const [tag, target] of Object.entries(published.distTags)) await setDistTag(tx, pkg, tag, target);
-      }));
-      ctx.res.status(201).json({ ok: true });
+      const { document, tarball } = await readNpmPublish(ctx.req, deps.blobs, documentLimit, typeSizeLimit(deps.config, 'npm'));
+      const work = async (): Promise<void> => {
+        if (isDeprecation(document)) {
+          await deprecate(ctx, name, document as { versions: Record<string, { deprecated?: unknown }> });
+          ctx.res.status(200).json({ ok: true });
+          return;
+        }
+        const published = parseNpmPublish(document, name, tarball);
+        await inTx(deps, async (tx) => {
+          const metadata = { manifest: published.manifest, integrity: published.integrity, shasum: published.shasum };
+          const { pkg, version } = await createVersion(tx, deps.config, {
+            owner: ctx.owner, creator: doer, type: 'npm', name: published.name, version: published.version, metadata, semverCompatible: true,
+          }, 'refuse');
+          await addFile(tx, deps, ctx.owner, pkg, version, tarball!, { name: published.filename, isLead: true });
+          for (const [tag, target] of Object.entries(published.distTags)) await setDistTag(tx, pkg, tag, target);
+        });
+        ctx.res.status(201).json({ ok: true });
+      };
+      await (tarball ? withUpload(deps.blobs, tarball, work) : work());
     });
   }
 
@@ -170,7 +177,7 @@ export function npmRegistry(deps: Deps): Registry {
   for (const path of both('/-rev/:rev')) {
     // npm tells what it still knows after removing a version from its copy of the document: nothing to do
     registry.put(path, 'write', async (ctx) => {
-      await readBody(ctx.req, publishLimit);
+      await discardBody(ctx.req, publishLimit);
       ctx.res.status(200).json({ ok: true });
     });
     registry.delete(path, 'write', async (ctx) => {

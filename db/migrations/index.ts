@@ -16,6 +16,7 @@ import { Mirrors1732000013000 } from './1732000013000-mirrors.js';
 import { ActionsSecrets1732000014000 } from './1732000014000-actions-secrets.js';
 import { ActionsRuns1732000014500 } from './1732000014500-actions-runs.js';
 import { Packages1732000015000 } from './1732000015000-packages.js';
+import { ContainerRegistry1732000015500 } from './1732000015500-container-registry.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -37,4 +38,5 @@ export const migrations = [
   ActionsSecrets1732000014000,
   ActionsRuns1732000014500,
   Packages1732000015000,
+  ContainerRegistry1732000015500,
 ];

@@ -26,7 +26,7 @@ export interface VersionFilter {
 /** An owner's package versions, newest first (Gitea's SearchVersions), with the total for paging. */
 export async function listOwnerVersions(db: Queryable, owner: UserRow, filter: VersionFilter, page: PageWindow): Promise<{ rows: PackageView[]; total: number }> {
   const params: unknown[] = [owner.id];
-  let where = 'p.owner_id = $1';
+  let where = 'p.owner_id = $1 AND NOT v.is_internal';
   if (filter.type) where += ` AND p.type = $${params.push(filter.type)}`;
   if (filter.q) where += ` AND p.lower_name LIKE $${params.push(`%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`)}`;
   const { rows, total } = await selectPage<Record<string, unknown>>(db, {

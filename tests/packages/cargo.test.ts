@@ -103,6 +103,12 @@ test('the cargo protocol over raw HTTP: config, bad credentials and malformed cr
   t.is((await publish(publishBody({ ...meta, name: '1bad' }, crate), alice.bearer)).status, 400);
   t.is((await publish(publishBody({ ...meta, vers: 'one' }, crate), alice.bearer)).status, 400);
   t.is((await publish(publishBody(meta, crate).subarray(0, 30), alice.bearer)).status, 400);
+  // the .crate streams to the blob store: one shorter or longer than announced is refused and leaves nothing
+  const whole = publishBody(meta, crate);
+  const short = await publish(whole.subarray(0, whole.length - 3), alice.bearer);
+  t.is(short.status, 400);
+  t.regex((await short.json()).errors[0].detail, /truncated/);
+  t.is((await publish(Buffer.concat([whole, Buffer.from('extra')]), alice.bearer)).status, 400);
   t.deepEqual(await stored(hearth), empty);
 
   t.is((await publish(publishBody(meta, crate), alice.bearer)).status, 200);

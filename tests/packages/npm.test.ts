@@ -133,3 +133,47 @@ test('npm publish without a token is a 401 the client reports; a malformed docum
   const download = await fetch(packument.versions['1.0.0'].dist.tarball);
   t.deepEqual(Buffer.from(await download.arrayBuffer()), tarball);
 });
+
+test('a publish streams its tarball out of the JSON document, whatever the chunking; bad base64 and limits leave nothing', async (t) => {
+  const hearth = await startHearth(t, { HEARTH__packages__LIMIT_SIZE_NPM: '2 MiB' });
+  const alice = await hearth.createUser('alice');
+  const base = `${hearth.rootUrl}api/packages/alice/npm`;
+  const tarball = Buffer.alloc(1536 * 1024 + 5);
+  for (let i = 0; i < tarball.length; i++) tarball[i] = (i * 131) % 251;
+  const integrity = `sha512-${createHash('sha512').update(tarball).digest('base64')}`;
+  // strings holding quotes, braces and a "data" key elsewhere must not confuse the scanner
+  const doc = (data: string) => JSON.stringify({
+    name: 'big', 'dist-tags': { latest: '1.0.0' }, readme: 'say "{data}" \\ [x]: {"_attachments": 1}',
+    versions: { '1.0.0': { name: 'big', version: '1.0.0', description: 'a "big" one', data: 'not this', dist: { integrity } } },
+    _attachments: { 'big-1.0.0.tgz': { content_type: 'application/octet-stream', data, length: tarball.length } },
+  });
+  const body = doc(tarball.toString('base64'));
+
+  // directly through the reader, one byte and seven bytes at a time, with `\/` escapes in the base64
+  const { Readable } = await import('node:stream');
+  const { readNpmPublish } = await import('../../api/packages/npm-publish.js');
+  const small = tarball.subarray(0, 3000);
+  const escaped = doc(small.toString('base64')).replace(/\//g, '\\/');
+  for (const size of [1, 7]) {
+    const bytes = Buffer.from(escaped);
+    const chunks = Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+    const read = await readNpmPublish(Readable.from(chunks), hearth.deps.blobs, 1024 * 1024, -1);
+    t.is(read.tarball?.size, small.length);
+    t.is(read.tarball?.sha512, createHash('sha512').update(small).digest('hex'));
+    t.like(read.document, { readme: 'say "{data}" \\ [x]: {"_attachments": 1}', _attachments: { 'big-1.0.0.tgz': { data: '', length: tarball.length } } });
+    await hearth.deps.blobs.delete(read.tarball!.key);
+  }
+
+  const empty = await stored(hearth);
+  const publish = (text: string) => fetch(`${base}/big`, { method: 'PUT', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${alice.token}` }, body: text });
+  t.is((await publish(doc('not base64!'))).status, 400);
+  t.is((await publish(body.slice(0, body.length - 40))).status, 400);
+  t.is((await publish(doc(Buffer.alloc(3 * 1024 * 1024).toString('base64')))).status, 413);
+  t.deepEqual(await stored(hearth), empty);
+
+  t.is((await publish(body)).status, 201);
+  const packument = await (await fetch(`${base}/big`)).json();
+  t.is(packument.versions['1.0.0'].dist.integrity, integrity);
+  t.is(packument.readme, 'say "{data}" \\ [x]: {"_attachments": 1}');
+  t.deepEqual(Buffer.from(await (await fetch(packument.versions['1.0.0'].dist.tarball)).arrayBuffer()), tarball);
+});

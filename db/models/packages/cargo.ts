@@ -30,9 +30,6 @@ export interface CargoPublish {
   name: string;
   version: string;
   metadata: CargoMetadata;
-  /** Where the .crate bytes sit in the request body. */
-  crateOffset: number;
-  crateLength: number;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -43,22 +40,16 @@ export function checkCrateName(name: string): void {
 }
 
 /**
- * Reads the body `cargo publish` sends: a little-endian u32 length and the JSON metadata, then a u32 length
- * and the .crate file. Any inconsistency is a 400 before anything is stored.
+ * Reads the metadata of the body `cargo publish` sends (a little-endian u32 length and this JSON, then a u32
+ * length and the .crate file, which the registry streams on). Anything wrong is a 400 before anything is stored.
  */
-export function parseCargoPublish(body: Buffer): CargoPublish {
-  if (body.length < 4) throw badRequest('the publish request is truncated');
-  const jsonLength = body.readUInt32LE(0);
-  if (body.length < 8 + jsonLength) throw badRequest('the publish request is truncated');
+export function parseCargoMetadata(json: Buffer): CargoPublish {
   let raw: unknown;
   try {
-    raw = JSON.parse(body.subarray(4, 4 + jsonLength).toString('utf8'));
+    raw = JSON.parse(json.toString('utf8'));
   } catch {
     throw badRequest('the crate metadata is not valid JSON');
   }
-  const crateLength = body.readUInt32LE(4 + jsonLength);
-  const crateOffset = 8 + jsonLength;
-  if (crateLength === 0 || body.length !== crateOffset + crateLength) throw badRequest('the crate file is truncated');
   if (!isObject(raw) || typeof raw.name !== 'string' || typeof raw.vers !== 'string') throw badRequest('the crate metadata lacks a name or version');
   checkCrateName(raw.name);
   if (!semver.valid(raw.vers)) throw badRequest(`invalid crate version: ${raw.vers}`);
@@ -82,8 +73,6 @@ export function parseCargoPublish(body: Buffer): CargoPublish {
     name: raw.name,
     version: raw.vers,
     metadata: { deps, features, links: optionalString(raw.links), rust_version: optionalString(raw.rust_version), description: optionalString(raw.description), yanked: false },
-    crateOffset,
-    crateLength,
   };
 }
 

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import semver from 'semver';
 import type { Queryable, Tx } from '../../data-source.js';
 import { badRequest, notFound } from '../../errors.js';
@@ -15,7 +14,6 @@ export interface NpmPublish {
   integrity: string;
   shasum: string;
   filename: string;
-  data: Buffer;
   distTags: Record<string, string>;
 }
 
@@ -25,11 +23,19 @@ export function checkNpmName(name: string): void {
   if (name.length > 214 || !npmName.test(name)) throw badRequest(`invalid package name: ${name}`);
 }
 
+/** The tarball of a publish as it was streamed to the blob store: its size and hex digests. */
+export interface NpmTarball {
+  size: number;
+  sha1: string;
+  sha512: string;
+}
+
 /**
- * Reads the document `npm publish` sends: one version with its manifest and one base64 tarball whose
- * sha512 integrity and sha1 shasum must match what the manifest claims.
+ * Reads the document `npm publish` sends: one version with its manifest and one tarball (decoded from its
+ * base64 while it streamed in, its place in the document left empty) whose sha512 integrity and sha1 shasum
+ * must match what the manifest claims.
  */
-export function parseNpmPublish(body: unknown, nameInPath: string): NpmPublish {
+export function parseNpmPublish(body: unknown, nameInPath: string, tarball: NpmTarball | null): NpmPublish {
   if (!isObject(body)) throw badRequest('the package document must be a JSON object');
   const name = body.name;
   if (typeof name !== 'string') throw badRequest('the package document has no name');
@@ -44,11 +50,10 @@ export function parseNpmPublish(body: unknown, nameInPath: string): NpmPublish {
   if (!isObject(attachment) || typeof attachment.data !== 'string' || !/^[\w.+-]+\.tgz$/.test(filename.split('/').pop() ?? '')) {
     throw badRequest('the attachment is malformed');
   }
-  const data = Buffer.from(attachment.data, 'base64');
-  if (data.length === 0 || (typeof attachment.length === 'number' && attachment.length !== data.length)) throw badRequest('the attachment is malformed');
+  if (!tarball || tarball.size === 0 || (typeof attachment.length === 'number' && attachment.length !== tarball.size)) throw badRequest('the attachment is malformed');
   const dist = isObject(manifest.dist) ? manifest.dist : {};
-  const integrity = `sha512-${createHash('sha512').update(data).digest('base64')}`;
-  const shasum = createHash('sha1').update(data).digest('hex');
+  const integrity = `sha512-${Buffer.from(tarball.sha512, 'hex').toString('base64')}`;
+  const shasum = tarball.sha1;
   if (typeof dist.integrity === 'string' && dist.integrity !== integrity) throw badRequest('the tarball does not match its integrity');
   if (typeof dist.shasum === 'string' && dist.shasum !== shasum) throw badRequest('the tarball does not match its shasum');
   const distTags: Record<string, string> = {};
@@ -58,7 +63,7 @@ export function parseNpmPublish(body: unknown, nameInPath: string): NpmPublish {
   }
   const kept = Object.fromEntries(Object.entries(manifest).filter(([key]) => key !== 'dist' && !key.startsWith('_')));
   if (typeof body.readme === 'string' && kept.readme === undefined) kept.readme = body.readme;
-  return { name, version, manifest: kept, integrity, shasum, filename: filename.split('/').pop()!, data, distTags };
+  return { name, version, manifest: kept, integrity, shasum, filename: filename.split('/').pop()!, distTags };
 }
 
 /** A dist-tag is any non-empty name that is not itself a version (Gitea's rule). */

@@ -28,6 +28,8 @@ export interface PackageVersionRow {
   lower_version: string;
   metadata: Record<string, unknown>;
   download_count: number;
+  /** A version no listing shows (the container registry's uploaded blobs). */
+  is_internal: boolean;
   created: Date;
 }
 
@@ -49,12 +51,12 @@ export interface PackageFileView extends PackageFileRow {
 
 export const toPackage = (raw: Record<string, unknown>): PackageRow =>
   ({ ...(raw as unknown as PackageRow), id: Number(raw.id), owner_id: Number(raw.owner_id), repo_id: raw.repo_id === null ? null : Number(raw.repo_id) });
-const toVersion = (raw: Record<string, unknown>): PackageVersionRow => ({
+export const toVersion = (raw: Record<string, unknown>): PackageVersionRow => ({
   ...(raw as unknown as PackageVersionRow),
   id: Number(raw.id), package_id: Number(raw.package_id), creator_id: raw.creator_id === null ? null : Number(raw.creator_id),
   download_count: Number(raw.download_count),
 });
-const toFile = (raw: Record<string, unknown>): PackageFileRow =>
+export const toFile = (raw: Record<string, unknown>): PackageFileRow =>
   ({ ...(raw as unknown as PackageFileRow), id: Number(raw.id), version_id: Number(raw.version_id), blob_id: Number(raw.blob_id) });
 
 // ---- reading
@@ -73,7 +75,7 @@ export async function getPackage(db: Queryable, ownerId: number, type: PackageTy
 
 export async function findVersion(db: Queryable, packageId: number, version: string): Promise<PackageVersionRow | null> {
   const [raw] = await db.query<Record<string, unknown>>(
-    'SELECT * FROM package_version WHERE package_id = $1 AND lower_version = $2', [packageId, version.toLowerCase()]);
+    'SELECT * FROM package_version WHERE package_id = $1 AND lower_version = $2 AND NOT is_internal', [packageId, version.toLowerCase()]);
   return raw ? toVersion(raw) : null;
 }
 
@@ -100,7 +102,7 @@ export async function findPackageVersion(db: Queryable, packageId: number, versi
 }
 
 export async function listVersions(db: Queryable, packageId: number): Promise<PackageVersionRow[]> {
-  const rows = await db.query<Record<string, unknown>>('SELECT * FROM package_version WHERE package_id = $1 ORDER BY created, id', [packageId]);
+  const rows = await db.query<Record<string, unknown>>('SELECT * FROM package_version WHERE package_id = $1 AND NOT is_internal ORDER BY created, id', [packageId]);
   return rows.map(toVersion);
 }
 
@@ -249,7 +251,7 @@ async function checkCountLimit(tx: Tx, config: Config, owner: UserRow): Promise<
   const limit = config.packages.limitTotalOwnerCount;
   if (limit < 0) return;
   const [row] = await tx.query<{ n: string }>(
-    'SELECT count(*) AS n FROM package_version v JOIN package p ON p.id = v.package_id WHERE p.owner_id = $1', [owner.id]);
+    'SELECT count(*) AS n FROM package_version v JOIN package p ON p.id = v.package_id WHERE p.owner_id = $1 AND NOT v.is_internal', [owner.id]);
   if (Number(row.n) >= limit) throw tooLarge('maximum allowed package count exceeded');
 }
 
