@@ -97,7 +97,7 @@ const payloads = {
   'issue.dependency_removed': z.strictObject({ ...issueFacts, dependency_id: id, dependency_repo_id: id }),
 
   // Pull request reviews: a submitted verdict or comment (`comment_id`: its timeline entry), a dismissal, a deletion,
-  // and review requests of a user or a team (exactly one of reviewer_id and team_id).
+  // and review requests of a user or a team (a team's request: one event per member it reaches, reviewer_id that member).
   'pull_review.approved': z.strictObject({ ...issueFacts, review_id: id, comment_id: id }),
   'pull_review.rejected': z.strictObject({ ...issueFacts, review_id: id, comment_id: id }),
   'pull_review.commented': z.strictObject({ ...issueFacts, review_id: id, comment_id: id }),
