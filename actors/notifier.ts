@@ -244,7 +244,8 @@ const fanouts: { [K in EventKind]: Fanout<K> } = {
   'wiki.edited': wikiFanout('edited'),
   'wiki.deleted': wikiFanout('deleted'),
   // Gitea's review notifications: a verdict reaches the review webhooks and mails and notifies the pull request's
-  // followers; a user's review request reaches the review-request webhooks and notifies that user (team requests: neither).
+  // followers; a review request reaches the review-request webhooks and notifies the requested user (for a team's
+  // request, each member; a team's removal sends nothing).
   'pull_review.approved': { hooks: reviewHooks('pull_request_review_approved'), notification: { commentId: (p) => p.comment_id, mail: 'commented' } },
   'pull_review.rejected': { hooks: reviewHooks('pull_request_review_rejected'), notification: { commentId: (p) => p.comment_id, mail: 'commented' } },
   'pull_review.commented': { hooks: reviewHooks('pull_request_review_comment'), notification: { commentId: (p) => p.comment_id, mail: 'commented' } },

@@ -38,7 +38,7 @@ export function reviewHooks(type: 'pull_request_review_approved' | 'pull_request
   };
 }
 
-/** Gitea's PullRequestReviewRequest webhook for a user (`review_requested` or `review_request_removed`); team requests send none. */
+/** Gitea's PullRequestReviewRequest webhook for the requested user (`review_requested` or `review_request_removed`). */
 export function reviewRequestHooks(action: 'review_requested' | 'review_request_removed') {
   return async (event: ReviewEvent<{ issue_id: number; reviewer_id: number | null }>, deps: ActorDeps) => {
     if (event.payload.reviewer_id === null) return [];

@@ -166,7 +166,7 @@ export function containerRegistry(deps: Deps): Router {
   router.use((req, res) => {
     const work = async (): Promise<void> => {
       const path = req.path.replace(/\/+$/, '');
-      if (path === '' ) {
+      if (path === '') {
         required(await doerOf(req, res));
         if (req.method !== 'GET' && req.method !== 'HEAD') throw ociError('UNSUPPORTED', 'The operation is unsupported', 405);
         answer(res, 200, { contentType: 'application/json', contentLength: 2 }).end(req.method === 'HEAD' ? undefined : '{}');

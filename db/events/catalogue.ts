@@ -114,7 +114,7 @@ const payloads = {
   'wiki.edited': z.strictObject({ page: z.string().min(1), comment: z.string() }),
   'wiki.deleted': z.strictObject({ page: z.string().min(1), comment: z.string() }),
   // Pull request reviews: a submitted verdict or comment (`comment_id`: its timeline entry), a dismissal, a deletion,
-  // and review requests of a user or a team (exactly one of reviewer_id and team_id).
+  // and review requests of a user or a team (a team's request: one event per member it reaches, reviewer_id that member).
   'pull_review.approved': z.strictObject({ ...issueFacts, review_id: id, comment_id: id }),
   'pull_review.rejected': z.strictObject({ ...issueFacts, review_id: id, comment_id: id }),
   'pull_review.commented': z.strictObject({ ...issueFacts, review_id: id, comment_id: id }),

@@ -76,6 +76,11 @@ test('review requests of teams of the owning organization', async (t) => {
   t.is(asked.body[0].team.name, 'reviewers');
   t.is(asked.body[0].state, 'REQUEST_REVIEW');
   t.is((await hearth.call('POST', path, { auth: alice.bearer, body: { team_reviewers: ['nope'] } })).status, 404);
+  const reached = await hearth.store.db.query<{ payload: { reviewer_id: number; team_id: number } }>(
+    `SELECT payload FROM domain_event WHERE kind = 'pull_review.requested'`);
+  t.deepEqual(reached.map((e) => [e.payload.reviewer_id, e.payload.team_id]), [[bob.user.id, asked.body[0].team.id]], 'each member but the poster');
+  await drain(hearth, 'notify');
+  t.is((await hearth.store.db.query('SELECT id FROM notification WHERE user_id = $1', [bob.user.id])).length, 1);
   const entry = (await hearth.call('GET', '/repos/acme/proj/issues/1/timeline')).body.find((c: { type: string }) => c.type === 'review_request');
   t.is(entry.assignee_team.name, 'reviewers');
   t.is(entry.assignee, null);

@@ -128,10 +128,14 @@ export async function changeTeamReviewRequest(
       [reviewTypes.request, team.id, issue.id, official],
     );
     const commentId = await requestComment(tx, issue, doer, { teamId: team.id }, false, review.id);
-    await emit(tx, {
-      kind: 'pull_review.requested', repoId: repo.id, doerId: doer.id,
-      payload: { ...issueFacts(issue), reviewer_id: null, team_id: team.id, comment_id: commentId },
-    });
+    // Gitea notifies every member but the poster as a requested reviewer; a team without such members, nobody
+    const members = await tx.query<{ uid: number }>('SELECT uid FROM team_user WHERE team_id = $1 AND uid <> $2 ORDER BY uid', [team.id, issue.poster_id ?? 0]);
+    for (const reviewerId of members.length ? members.map((m) => m.uid) : [null]) {
+      await emit(tx, {
+        kind: 'pull_review.requested', repoId: repo.id, doerId: doer.id,
+        payload: { ...issueFacts(issue), reviewer_id: reviewerId, team_id: team.id, comment_id: commentId },
+      });
+    }
     return review;
   }
   if (!existing) return null;
