@@ -178,6 +178,16 @@ const fanouts: { [K in EventKind]: Fanout<K> } = {
   'release.updated': releaseFanout('updated'),
   'release.deleted': releaseFanout('deleted'),
 
+  // Gitea sends no webhook for actions secrets, variables and runner tokens.
+  'actions.secret_created': none,
+  'actions.secret_updated': none,
+  'actions.secret_deleted': none,
+  'actions.variable_created': none,
+  'actions.variable_updated': none,
+  'actions.variable_deleted': none,
+  'actions.runner_token_created': none,
+  'actions.runner_token_reset': none,
+
   'issue.opened': issueEvent({ mail: 'opened' }),
   'issue.edited': issueEvent<'issue.edited'>({ when: (p) => p.previous.title !== undefined, mail: null }),
   'issue.closed': issueEvent({ mail: 'closed' }),

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import { pino } from 'pino';
 import { ensureBootAdmin, openStore, withSecretKey } from '../db/process/boot.js';
-import { StartupError, portError } from '../db/process/startup.js';
-import { configForProcess, onStopRequest, runProcess, tellLauncher } from '../db/process/supervised.js';
+import { portError } from '../db/process/startup.js';
+import { configForProcess, databaseUrlOf, onStopRequest, runProcess, tellLauncher } from '../db/process/supervised.js';
 import { buildServices } from '../db/services.js';
 import { createApp } from './app.js';
 
@@ -10,13 +10,13 @@ import { createApp } from './app.js';
 async function main(): Promise<void> {
   const config = withSecretKey(configForProcess());
   const log = pino({ level: config.log.level, base: { process: 'web' } });
-  if (!config.databaseUrl) throw new StartupError('DATABASE_URL is not set (npm start sets it for the embedded database)');
   let stop = (): void => process.exit(0);
   onStopRequest((reason) => {
     log.info({ reason }, 'stopping');
     stop();
   });
-  const store = await openStore(config.databaseUrl, 'web');
+  const databaseUrl = await databaseUrlOf(config);
+  const store = await openStore(databaseUrl, 'web');
   await ensureBootAdmin(store, config, log);
   const server = createServer(createApp({ ...store, ...buildServices(config, log) }));
   // Clients (undici's fetch keeps idle sockets 4 s, proxies longer) must not reuse a socket the server is closing at that moment.

@@ -5,7 +5,7 @@ import { pino, type Logger } from 'pino';
 import { readConfig, type Config } from '../db/process/config.js';
 import { isAlive, runningPostmaster } from '../db/process/postmaster.js';
 import { checkDatabase, checkPortFree, describeStartupFailure, freePort } from '../db/process/startup.js';
-import type { LauncherMessage } from '../db/process/supervised.js';
+import { databaseFromLauncher, type LauncherMessage, type LauncherOrder } from '../db/process/supervised.js';
 
 /**
  * `npm start` (or `node dist/workers/start.js` under a service manager): checks the settings, the port and the
@@ -46,6 +46,8 @@ class Supervisor {
   private readonly env = new Map<Name, NodeJS.ProcessEnv>();
   private readonly crashes = new Map<Name, number>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  private databaseUrl?: string;
+  private readonly waitingForDatabase = new Set<ChildProcess>();
   stopping = false;
 
   constructor(
@@ -67,7 +69,8 @@ class Supervisor {
     return new Promise((resolve, reject) => {
       let failure: string | undefined;
       child.on('message', (message: LauncherMessage) => {
-        if (message.hearth === 'ready') {
+        if (message.hearth === 'need-database') this.sendDatabase(child);
+        else if (message.hearth === 'ready') {
           running.readyAt = Date.now();
           resolve(message);
         } else if (message.hearth === 'failed') failure = message.message;
@@ -81,6 +84,28 @@ class Supervisor {
         }
       });
     });
+  }
+
+  /**
+   * The embedded database is up: children started beside it get its address, and restarts get it in their
+   * environment.
+   */
+  provideDatabase(url: string): void {
+    this.databaseUrl = url;
+    for (const name of ['web', 'worker'] as const) {
+      const env = this.env.get(name);
+      if (env) this.env.set(name, { ...env, DATABASE_URL: url, [databaseFromLauncher]: undefined });
+    }
+    for (const child of this.waitingForDatabase) this.sendDatabase(child);
+  }
+
+  private sendDatabase(child: ChildProcess): void {
+    if (!this.databaseUrl) {
+      this.waitingForDatabase.add(child);
+      return;
+    }
+    this.waitingForDatabase.delete(child);
+    if (child.connected) child.send({ hearth: 'database', url: this.databaseUrl } satisfies LauncherOrder);
   }
 
   private restartLater(name: Name, previous: Running, code: number | null, signal: NodeJS.Signals | null): void {
@@ -179,15 +204,20 @@ async function main(): Promise<void> {
   }
   try {
     await checkPortFree(config.port);
-    let databaseUrl = config.databaseUrl;
-    if (databaseUrl) await checkDatabase(databaseUrl);
-    else {
+    if (config.databaseUrl) {
+      await checkDatabase(config.databaseUrl);
+      const env = { ...process.env, DATABASE_URL: config.databaseUrl, HEARTH_DATA_DIR: config.dataDir };
+      await Promise.all([supervisor.start('web', env), supervisor.start('worker', env)]);
+    } else {
+      // Web and worker load their modules while PostgreSQL starts, then ask for its address.
+      const env = { ...process.env, HEARTH_DATA_DIR: config.dataDir, [databaseFromLauncher]: '1' };
+      const children = Promise.all([supervisor.start('web', env), supervisor.start('worker', env)]);
+      children.catch(() => undefined);
       const port = await freePort();
       log.info({ dir: path.join(config.dataDir, 'db'), port }, 'starting the embedded PostgreSQL');
-      databaseUrl = (await supervisor.start('database', { ...process.env, HEARTH_EMBEDDED_PORT: String(port) })).url!;
+      supervisor.provideDatabase((await supervisor.start('database', { ...process.env, HEARTH_EMBEDDED_PORT: String(port) })).url!);
+      await children;
     }
-    const env = { ...process.env, DATABASE_URL: databaseUrl, HEARTH_DATA_DIR: config.dataDir };
-    await Promise.all([supervisor.start('web', env), supervisor.start('worker', env)]);
     log.info({ url: config.rootUrl }, 'hearth is ready');
   } catch (error) {
     if (supervisor.stopping) return;

@@ -2,25 +2,24 @@ import { pino } from 'pino';
 import { allActors } from '../actors/index.js';
 import { withSecretKey, openStore, ensureBootAdmin } from '../db/process/boot.js';
 import { installSchedules } from '../jobs/queue.js';
-import { StartupError } from '../db/process/startup.js';
-import { configForProcess, onStopRequest, runProcess, tellLauncher } from '../db/process/supervised.js';
+import { configForProcess, databaseUrlOf, onStopRequest, runProcess, tellLauncher } from '../db/process/supervised.js';
 import { actorDeps, chooseActors, subscribe } from './subscribe.js';
 
 /** The worker process: runs the actors until asked to stop, then finishes the jobs in hand and exits. */
 async function main(): Promise<void> {
   const config = withSecretKey(configForProcess());
   const log = pino({ level: config.log.level, base: { process: 'worker' } });
-  if (!config.databaseUrl) throw new StartupError('DATABASE_URL is not set (npm start sets it for the embedded database)');
   let stop = (): void => process.exit(0);
   onStopRequest((reason) => {
     log.info({ reason }, 'draining');
     stop();
   });
   const actors = chooseActors(allActors, config.worker.actors);
-  const store = await openStore(config.databaseUrl, 'worker');
+  const databaseUrl = await databaseUrlOf(config);
+  const store = await openStore(databaseUrl, 'worker');
   await ensureBootAdmin(store, config, log);
   await installSchedules(store.boss);
-  const subscription = await subscribe(actors, actorDeps(store, config, log), config.databaseUrl);
+  const subscription = await subscribe(actors, actorDeps(store, config, log), databaseUrl);
   log.info({ actors: actors.map((a) => a.name), worker: subscription.workerId }, 'worker ready');
   await tellLauncher({ hearth: 'ready' });
   stop = () => {

@@ -1,10 +1,10 @@
 import { forbidden, notFound, unauthorized } from '../../db/errors.js';
-import { unitModeOf } from '../../db/models/access.js';
+import { findRepoAndAccess, unitModeOf } from '../../db/models/access.js';
 import type { AccessModeName, UnitKey } from '../../db/models/orgs/teams.js';
-import { findRedirect, findRepo, findRepoById } from '../../db/models/repos/repos.js';
+import { findRedirect, findRepoById } from '../../db/models/repos/repos.js';
 import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repos/repo-row.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
-import { loadRepoView, loadRepoViews, type RepoView } from '../../db/views/repo.js';
+import { completeRepoView, loadRepoView, loadRepoViews, type RepoView } from '../../db/views/repo.js';
 import type { Caller } from '../auth/caller.js';
 import type { Deps } from '../deps.js';
 import { parseId } from '../http/ids.js';
@@ -39,9 +39,24 @@ export async function renderRepos(deps: Deps, repos: RepoRow[], viewer: UserRow 
  * and a renamed repository is found under its old name.
  */
 export async function loadRepo(deps: Deps, caller: Caller, ownerName: string, repoName: string): Promise<LoadedRepo> {
-  const repo = (await findRepo(deps.db, ownerName, repoName)) ?? (await findRedirect(deps.db, ownerName, repoName));
-  if (!repo) throw notFound(`repository ${ownerName}/${repoName} does not exist`);
-  return readable(deps, caller, repo, `repository ${ownerName}/${repoName} does not exist`);
+  return (await loadRepoInUnit(deps, caller, ownerName, repoName)).loaded;
+}
+
+/**
+ * loadRepo with the caller's mode in `unit` from the same query (the repository guard's hot path: one round trip
+ * for the repository, its owner and both modes). `unitMode` is null for a repository found by a redirect.
+ */
+async function loadRepoInUnit(deps: Deps, caller: Caller, ownerName: string, repoName: string, unit?: UnitKey): Promise<{ loaded: LoadedRepo; unitMode: AccessMode | null }> {
+  const missing = `repository ${ownerName}/${repoName} does not exist`;
+  const found = await findRepoAndAccess(deps.db, ownerName, repoName, caller.user, unit);
+  if (found) {
+    if (found.mode < accessModes.read) throw notFound(missing);
+    const view = await completeRepoView(deps.db, found.repo, found, caller.user);
+    return { loaded: { ...view, repoMode: view.mode, caller }, unitMode: found.unitMode };
+  }
+  const redirected = await findRedirect(deps.db, ownerName, repoName);
+  if (!redirected) throw notFound(missing);
+  return { loaded: await readable(deps, caller, redirected, missing), unitMode: null };
 }
 
 async function loadRepoById(deps: Deps, caller: Caller, id: number): Promise<LoadedRepo> {
@@ -58,17 +73,17 @@ async function readable(deps: Deps, caller: Caller, repo: RepoRow, missing?: str
 
 /** Applies a route's repository guard: the repository of `{owner}/{repo}` (or `/repositories/{id}`), its unit, the mode. */
 export async function loadGuardedRepo(deps: Deps, caller: Caller, params: Record<string, string>, guard: RepoGuard): Promise<LoadedRepo> {
-  const loaded = params.owner !== undefined && params.repo !== undefined
-    ? await loadRepo(deps, caller, params.owner, params.repo)
-    : await loadRepoById(deps, caller, parseId(params.id));
-  const scoped = guard.unit ? await narrowToUnit(deps, loaded, guard.unit) : loaded;
+  const { loaded, unitMode } = params.owner !== undefined && params.repo !== undefined
+    ? await loadRepoInUnit(deps, caller, params.owner, params.repo, guard.unit)
+    : { loaded: await loadRepoById(deps, caller, parseId(params.id)), unitMode: null };
+  const scoped = guard.unit ? await narrowToUnit(deps, loaded, guard.unit, unitMode) : loaded;
   if (guard.mode) requireMode(scoped, accessModes[guard.mode]);
   return scoped;
 }
 
 /** reqRepoReader(unit): 403 unless the caller may read the unit; afterwards `mode` is the unit's mode. */
-async function narrowToUnit(deps: Deps, loaded: LoadedRepo, unit: UnitKey): Promise<LoadedRepo> {
-  const mode = await unitModeOf(deps.db, loaded.caller.user, loaded.repo, unit, loaded.repoMode);
+async function narrowToUnit(deps: Deps, loaded: LoadedRepo, unit: UnitKey, known: AccessMode | null): Promise<LoadedRepo> {
+  const mode = known ?? await unitModeOf(deps.db, loaded.caller.user, loaded.repo, unit, loaded.repoMode);
   if (mode < accessModes.read) throw forbidden('user should have specific read permission or be a repo admin or a site admin');
   return { ...loaded, mode };
 }

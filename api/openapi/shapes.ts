@@ -80,6 +80,11 @@ const hearthResponses: Record<string, ResponseObject> = {
   },
   UserSettings: { description: 'UserSettings', schema: ref('UserSettings') },
   HookDeliveryList: { description: 'HookDeliveryList', schema: { type: 'array', items: ref('HookDelivery') } },
+  // Gitea's description gives the token as a header; Gitea (and Hearth) answer `{"token": "..."}` (routers/api/v1/shared/runners.go).
+  RegistrationToken: {
+    description: 'RegistrationToken is response related to registration token',
+    schema: { type: 'object', properties: { token: { type: 'string' } } },
+  },
   TeamSearchResults: {
     description: 'SearchResults of a successful search',
     schema: { type: 'object', properties: { data: { type: 'array', items: ref('Team') }, ok: { type: 'boolean' } } },

@@ -55,6 +55,9 @@ import { issueTemplateRoutes } from './issues/templates.js';
 import { issueSearchRoutes } from './issues/search.js';
 import { hookRoutes } from './hooks/hooks.js';
 import { notificationRoutes } from './notifications/notifications.js';
+import { actionsSecretRoutes } from './actions/secrets.js';
+import { actionsVariableRoutes } from './actions/variables.js';
+import { runnerTokenRoutes } from './actions/runner-tokens.js';
 import { pullByBranchesRoutes, pullRoutes } from './pulls/pulls.js';
 import { pullChangeRoutes } from './pulls/pull-changes.js';
 import { pullMergeRoutes } from './pulls/pull-merge.js';
@@ -68,5 +71,5 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes, ...mirrorRoutes, ...packageRoutes,
   ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes, ...timelineRoutes, ...pinRoutes, ...issueTemplateRoutes, ...issueSearchRoutes,
   ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes,
-  ...hookRoutes, ...notificationRoutes,
+  ...hookRoutes, ...notificationRoutes, ...actionsSecretRoutes, ...actionsVariableRoutes, ...runnerTokenRoutes,
   ...pullChangeRoutes, ...pullMergeRoutes, ...pullRoutes, ...pullByBranchesRoutes];

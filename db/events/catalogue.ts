@@ -17,6 +17,8 @@ const protection = z.strictObject({ protection_id: id, rule_name: z.string() });
 const team = z.strictObject({ org_id: id, team_id: id, name });
 const teamMember = z.strictObject({ org_id: id, team_id: id, user_id: id });
 const teamRepo = z.strictObject({ org_id: id, team_id: id });
+const actionsLevel = z.strictObject({ owner_id: z.number().int().nonnegative(), repo_id: z.number().int().nonnegative() });
+const actionsItem = actionsLevel.extend({ name });
 /** An issue or pull request (`is_pull`) by id and index in the event's repository. */
 const issueFacts = { issue_id: id, index: id, is_pull: z.boolean() };
 const issue = z.strictObject(issueFacts);
@@ -71,6 +73,16 @@ const payloads = {
   package: z.strictObject({
     action: z.enum(['created', 'deleted']), owner_id: id, package_id: id, version_id: id, type: name, name, version: name,
   }),
+  // Actions secrets, variables and runner registration tokens of an owner (repo_id 0), a repository (owner_id 0) or the instance (both 0).
+  'actions.secret_created': actionsItem.extend({ secret_id: id }),
+  'actions.secret_updated': actionsItem.extend({ secret_id: id }),
+  'actions.secret_deleted': actionsItem.extend({ secret_id: id }),
+  'actions.variable_created': actionsItem.extend({ variable_id: id }),
+  'actions.variable_updated': actionsItem.extend({ variable_id: id, previous: z.strictObject({ name, data: z.string() }).partial() }),
+  'actions.variable_deleted': actionsItem.extend({ variable_id: id }),
+  'actions.runner_token_created': actionsLevel.extend({ token_id: id }),
+  'actions.runner_token_reset': actionsLevel.extend({ token_id: id }),
+
   'issue.opened': issue,
   'issue.edited': z.strictObject({
     ...issueFacts,

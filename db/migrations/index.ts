@@ -12,6 +12,7 @@ import { Events1732000011000 } from './1732000011000-events.js';
 import { IssueExtras1732000010500 } from './1732000010500-issue-extras.js';
 import { PullRequests1732000012000 } from './1732000012000-pull-requests.js';
 import { Mirrors1732000013000 } from './1732000013000-mirrors.js';
+import { ActionsSecrets1732000014000 } from './1732000014000-actions-secrets.js';
 import { Packages1732000015000 } from './1732000015000-packages.js';
 
 /** In order. A new migration is appended here. */
@@ -30,5 +31,6 @@ export const migrations = [
   Events1732000011000,
   PullRequests1732000012000,
   Mirrors1732000013000,
+  ActionsSecrets1732000014000,
   Packages1732000015000,
 ];

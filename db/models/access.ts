@@ -2,7 +2,7 @@ import type { Queryable } from '../data-source.js';
 import { accessModes, type AccessMode, type RepoRow } from './repos/repo-row.js';
 import type { OrgRow } from './orgs/orgs.js';
 import type { UnitKey } from './orgs/teams.js';
-import { toUserRow, visibilities, type UserRow } from './users/user-row.js';
+import { toUserRow, userRowFromJson, visibilities, type UserRow } from './users/user-row.js';
 
 /**
  * The one place that decides what a user may do in a repository: ownership, site administration,
@@ -35,8 +35,12 @@ export function isUnitEnabled(repo: RepoRow, unit: UnitKey): boolean {
  * Permission.UnitAccessMode): a disabled unit reads as none, and repository administrators keep their mode in every unit.
  */
 export async function unitModeOf(db: Queryable, user: UserRow | null, repo: RepoRow, unit: UnitKey, repoMode: AccessMode): Promise<AccessMode> {
-  const mode = isUnitEnabled(repo, unit) ? await accessModeOf(db, user, repo, unit) : accessModes.none;
-  return repoMode >= accessModes.admin ? (Math.max(mode, repoMode) as AccessMode) : mode;
+  return withRepoMode(isUnitEnabled(repo, unit) ? await accessModeOf(db, user, repo, unit) : accessModes.none, repoMode);
+}
+
+/** Repository administrators keep their mode in every unit. */
+function withRepoMode(unitMode: AccessMode, repoMode: AccessMode): AccessMode {
+  return repoMode >= accessModes.admin ? (Math.max(unitMode, repoMode) as AccessMode) : unitMode;
 }
 
 /**
@@ -54,30 +58,73 @@ export interface OwnerAndAccess {
   transferPending: boolean;
 }
 
+/** A repository found by its owner's and its own name, with its owner and the caller's modes, in one round trip. */
+export interface RepoAndAccess extends OwnerAndAccess {
+  repo: RepoRow;
+  /** The caller's mode in `unit` (Gitea's UnitAccessMode, the unit switch included) when one was asked for. */
+  unitMode: AccessMode | null;
+}
+
+/**
+ * The columns that decide a user's mode, for the owner row `o`, the repository id `repoId`, the user id `userId`
+ * and a unit name `unit` (SQL expressions): membership, collaboration, the teams' overall mode and their mode in the unit.
+ */
+function accessColumns(repoId: string, userId: string, unit: string): string {
+  const teamMode = (unitMode: string) => `(SELECT max(CASE WHEN t.authorize >= ${accessModes.admin} THEN ${accessModes.owner} ELSE ${unitMode} END)
+          FROM team t JOIN team_user tu ON tu.team_id = t.id AND tu.uid = ${userId}
+          LEFT JOIN team_unit tu2 ON tu2.team_id = t.id AND tu2.type = ${unit}
+          WHERE t.org_id = o.id
+            AND (t.includes_all_repositories OR EXISTS (SELECT 1 FROM team_repo tr WHERE tr.team_id = t.id AND tr.repo_id = ${repoId})))`;
+  return `EXISTS (SELECT 1 FROM org_user ou WHERE ou.org_id = o.id AND ou.uid = ${userId}) AS access_member,
+       (SELECT c.mode FROM collaboration c WHERE c.repo_id = ${repoId} AND c.user_id = ${userId}) AS access_collaboration,
+       ${teamMode('t.authorize')} AS access_team,
+       ${teamMode('COALESCE(tu2.access_mode, 0)')} AS access_team_unit,
+       EXISTS (SELECT 1 FROM repo_transfer rt WHERE rt.repo_id = ${repoId}) AS access_transfer`;
+}
+
+interface AccessColumns {
+  access_member: boolean;
+  access_collaboration: number | null;
+  access_team: number | null;
+  access_team_unit: number | null;
+  access_transfer: boolean;
+}
+
 /**
  * The repository's owner row and the user's mode in one round trip: the hot path of every repository route.
- * `null` when the owner row is gone.
+ * `null` when the owner row is gone. With `unit`, teams count with their mode in that unit.
  */
 export async function ownerAndAccess(db: Queryable, user: UserRow | null, repo: RepoRow, unit?: UnitKey): Promise<OwnerAndAccess | null> {
-  const [raw] = await db.query<Record<string, unknown>>(
-    `SELECT o.*,
-       EXISTS (SELECT 1 FROM org_user ou WHERE ou.org_id = o.id AND ou.uid = $2) AS access_member,
-       (SELECT c.mode FROM collaboration c WHERE c.repo_id = $1 AND c.user_id = $2) AS access_collaboration,
-       (SELECT max(CASE WHEN t.authorize >= ${accessModes.admin} THEN ${accessModes.owner}
-                        WHEN $4::text IS NULL THEN t.authorize ELSE COALESCE(tu2.access_mode, 0) END)
-          FROM team t JOIN team_user tu ON tu.team_id = t.id AND tu.uid = $2
-          LEFT JOIN team_unit tu2 ON tu2.team_id = t.id AND tu2.type = $4
-          WHERE t.org_id = o.id
-            AND (t.includes_all_repositories OR EXISTS (SELECT 1 FROM team_repo tr WHERE tr.team_id = t.id AND tr.repo_id = $1))) AS access_team,
-       EXISTS (SELECT 1 FROM repo_transfer rt WHERE rt.repo_id = $1) AS access_transfer
-     FROM "user" o WHERE o.id = $3`,
+  const [raw] = await db.query<Record<string, unknown> & AccessColumns>(
+    `SELECT o.*, ${accessColumns('$1', '$2', '$4::text')} FROM "user" o WHERE o.id = $3`,
     [repo.id, user?.id ?? null, repo.owner_id, unit ?? null],
   );
   if (!raw) return null;
-  const { access_member, access_collaboration, access_team, access_transfer, ...ownerColumns } = raw;
+  const { access_member, access_collaboration, access_team, access_team_unit, access_transfer, ...ownerColumns } = raw;
   const owner = toUserRow(ownerColumns);
-  const collaboration = access_collaboration as number | null;
-  return { owner, mode: modeFrom(owner, user, repo, Boolean(access_member), collaboration, access_team as number | null), transferPending: Boolean(access_transfer) };
+  const team = unit ? access_team_unit : access_team;
+  return { owner, mode: modeFrom(owner, user, repo, access_member, access_collaboration, team), transferPending: access_transfer };
+}
+
+/**
+ * The repository `ownerName/repoName`, its owner and the user's modes (overall and in `unit`) in one query: what every
+ * repository route's guard needs. `null` when no such repository exists (a renamed one is found by its redirect elsewhere).
+ */
+export async function findRepoAndAccess(db: Queryable, ownerName: string, repoName: string, user: UserRow | null, unit?: UnitKey): Promise<RepoAndAccess | null> {
+  const [raw] = await db.query<Record<string, unknown> & AccessColumns & { access_owner: Record<string, unknown> }>(
+    `SELECT r.*, to_jsonb(o) AS access_owner, ${accessColumns('r.id', '$3::bigint', '$4::text')}
+       FROM repository r JOIN "user" o ON o.id = r.owner_id WHERE o.lower_name = $1 AND r.lower_name = $2`,
+    [ownerName.toLowerCase(), repoName.toLowerCase(), user?.id ?? null, unit ?? null],
+  );
+  if (!raw) return null;
+  const { access_owner, access_member, access_collaboration, access_team, access_team_unit, access_transfer, ...repoColumns } = raw;
+  const repo = repoColumns as unknown as RepoRow;
+  const owner = userRowFromJson(access_owner);
+  const mode = modeFrom(owner, user, repo, access_member, access_collaboration, access_team);
+  const unitMode = unit
+    ? withRepoMode(isUnitEnabled(repo, unit) ? modeFrom(owner, user, repo, access_member, access_collaboration, access_team_unit) : accessModes.none, mode)
+    : null;
+  return { repo, owner, mode, unitMode, transferPending: access_transfer };
 }
 
 function modeFrom(owner: UserRow, user: UserRow | null, repo: RepoRow, member: boolean, collaboration: number | null, team: number | null): AccessMode {

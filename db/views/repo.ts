@@ -1,6 +1,6 @@
 import type { Queryable } from '../data-source.js';
 import { notFound } from '../errors.js';
-import { ownerAndAccess } from '../models/access.js';
+import { ownerAndAccess, type OwnerAndAccess } from '../models/access.js';
 import type { TeamView } from '../models/orgs/teams.js';
 import { findRepoById } from '../models/repos/repos.js';
 import { findPendingTransfer } from '../models/repos/transfers.js';
@@ -34,6 +34,11 @@ export interface RepoView {
 export async function loadRepoView(db: Queryable, repo: RepoRow, viewer: UserRow | null, depth = 0): Promise<RepoView> {
   const access = await ownerAndAccess(db, viewer, repo);
   if (!access) throw notFound();
+  return completeRepoView(db, repo, access, viewer, depth);
+}
+
+/** The view of a repository whose owner and the viewer's mode are already loaded. */
+export async function completeRepoView(db: Queryable, repo: RepoRow, access: OwnerAndAccess, viewer: UserRow | null, depth = 0): Promise<RepoView> {
   const { owner, mode } = access;
   const [mirrors, transfer] = await Promise.all([
     repo.is_mirror ? db.query<MirrorInfo>('SELECT interval_seconds, enable_prune, updated FROM mirror WHERE repo_id = $1', [repo.id]) : [],

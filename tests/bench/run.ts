@@ -346,7 +346,7 @@ async function main(): Promise<void> {
     const page50 = await fetch(`http://127.0.0.1:${ports.hearth}/api/v1/repos/${username}/${repos.issues}/issues?page=50`);
     const page50Issues = (await page50.json()) as Array<{ labels: unknown[] }>;
     if (page50Issues.length !== 30 || page50Issues[0].labels.length !== 2) throw new Error('page 50 of the open issues is not a full page of labelled issues');
-    // BENCH_ONLY=webhooks runs the webhook figures alone (a quick check of that scenario)
+    // BENCH_ONLY=webhooks runs the webhook figures alone (a quick check of that scenario), BENCH_ONLY=http the HTTP figures alone
     const only = process.env.BENCH_ONLY;
     const figures = only === 'webhooks' ? [] : await measure(
       [
@@ -365,6 +365,11 @@ async function main(): Promise<void> {
       { baseline: { port: ports.baseline, pid: baseline.pid! }, hearth: { port: ports.hearth, pid: hearth.pid! } },
       seconds,
     );
+    if (only === 'http') {
+      printTable(figures, []);
+      console.log(`written to ${path.relative(root, writeResults(figures, null, seconds, {}))}; load average ${os.loadavg()[0].toFixed(1)}`);
+      return;
+    }
     const pushUrl = new URL(`${username}/${repos.pushed}.git`, `http://127.0.0.1:${ports.hearth}/`);
     pushUrl.username = username;
     pushUrl.password = token;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
 import { notFound } from '../../../db/errors.js';
 import {
-  assertMayChangeComment, createComment, deleteComment, editComment, getRepoComment, isEditableComment, listIssueComments, listRepoComments, listTimeline,
+  assertMayChangeComment, createComment, deleteComment, editComment, isEditableComment, listIssueComments, listRepoComments, listTimeline,
 } from '../../../db/models/issues/comments.js';
 import { commentType, type CommentRow, type IssueRow } from '../../../db/models/issues/issue-row.js';
 import { issuesByIds } from '../../../db/models/issues/issues.js';
@@ -15,6 +15,7 @@ import { accessModeOf } from '../../../db/models/access.js';
 import { findRepoById } from '../../../db/models/repos/repos.js';
 import { renderTimelineComment } from '../../render/timeline.js';
 import { assertNotArchived, issueUnitMode, loadIssue } from '../../context/issue.js';
+import { loadComment } from '../../context/comment.js';
 import type { LoadedRepo } from '../../context/repo.js';
 import type { Deps } from '../../deps.js';
 import { created, noContent, ok, route } from '../../http/route.js';
@@ -29,17 +30,10 @@ async function renderComments(deps: Deps, repo: RepoRow, comments: CommentRow[],
   return (await loadCommentViews(deps.db, comments, issues, repo)).map((view) => renderComment(view, viewer, deps.config));
 }
 
-/** A comment of the repository whose issue the caller can read (404 otherwise), with the caller's mode in that unit. */
-async function loadComment(deps: Deps, repo: LoadedRepo, id: number) {
-  const { comment, issue } = await getRepoComment(deps.db, repo.repo.id, id);
-  const mode = await issueUnitMode(deps, repo, issue.is_pull);
-  if (mode < accessModes.read) throw notFound();
-  return { comment, issue, canWrite: mode >= accessModes.write };
-}
-
 async function edit(deps: Deps, repo: LoadedRepo, doer: UserRow, id: number, body: string) {
   assertNotArchived(repo);
-  const { comment, issue, canWrite } = await loadComment(deps, repo, id);
+  const { comment, issue, mode } = await loadComment(deps, repo, id);
+  const canWrite = mode >= accessModes.write;
   assertMayChangeComment(comment, doer, canWrite);
   if (!isEditableComment(comment)) return noContent();
   const row = await inTx(deps, (tx) => editComment(tx, repo.repo, issue, comment, doer, body));
@@ -47,7 +41,8 @@ async function edit(deps: Deps, repo: LoadedRepo, doer: UserRow, id: number, bod
 }
 
 async function remove(deps: Deps, repo: LoadedRepo, doer: UserRow, id: number) {
-  const { comment, issue, canWrite } = await loadComment(deps, repo, id);
+  const { comment, issue, mode } = await loadComment(deps, repo, id);
+  const canWrite = mode >= accessModes.write;
   assertMayChangeComment(comment, doer, canWrite);
   if (comment.type !== commentType.comment) return noContent();
   await inTx(deps, async (tx) => {

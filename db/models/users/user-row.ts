@@ -47,3 +47,9 @@ export type Visibility = (typeof visibilities)[number];
 export function toUserRow(raw: Record<string, unknown>): UserRow {
   return { ...(raw as unknown as UserRow), id: Number(raw.id), login_source: Number(raw.login_source) };
 }
+
+/** A user row PostgreSQL rendered as JSON (`to_jsonb(u)`), with its timestamps revived. */
+export function userRowFromJson(json: Record<string, unknown>): UserRow {
+  const at = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string));
+  return { ...toUserRow(json), created: at(json.created)!, updated: at(json.updated)!, last_login: at(json.last_login) };
+}
