@@ -71,10 +71,10 @@ const noHooks = async (): Promise<Delivery[]> => [];
 const none: Fanout<EventKind> = { hooks: noHooks };
 /** An issue or comment event: its webhook payload as Gitea's notifier builds it, and notifications as `rule` says. */
 const issueEvent = <K extends IssueHookKind>(notification?: NotificationRule<K>): Fanout<K> => ({
-  async hooks({ kind, payload, repo, doer, snapshot }, { db, config }) {
+  async hooks({ kind, payload, repo, doer, snapshot }, { db, git, config }) {
     if (!repo || !doer) return [];
     const event = { kind, payload } as KindAndPayload<IssueHookKind>;
-    const hookPayload = await issueHookPayload(db, config, { event, repo, doer, snapshot });
+    const hookPayload = await issueHookPayload({ db, git }, config, { event, repo, doer, snapshot });
     return hookPayload ? [{ payload: hookPayload, repo, branch: null }] : [];
   },
   notification,

@@ -13,6 +13,8 @@ import {
 } from '../../api/render/issue-hook-payloads.js';
 import type { HookPayload } from '../../api/render/hook-payloads.js';
 import type { RenderContext } from '../../api/render/user.js';
+import type { GitStore } from '../../db/git/store.js';
+import { pullHookPayload, type PullPayloadType } from '../pull-hooks.js';
 
 /** The issue and comment kinds that send a webhook (Gitea's webhook notifier methods for issues). */
 export type IssueHookKind = Extract<
@@ -33,12 +35,14 @@ export interface IssueHookSource<K extends IssueHookKind = IssueHookKind> {
 type IssuePayloadType = Extract<HookPayload['type'], 'issues' | 'issue_assign' | 'issue_label' | 'issue_milestone'>;
 
 /** Whose access the payload's `repository.permissions` shows, as Gitea's notifier picks it per method. */
-type Perspective = 'poster' | 'doer' | 'none';
+type Perspective = 'poster' | 'doer' | 'none' | 'owner';
 
 interface IssueRule {
   type: IssuePayloadType;
   action: IssueHookAction;
   perspective: Perspective;
+  /** Where Gitea's notifier shows a pull request's permissions otherwise than an issue's. */
+  pullPerspective?: Perspective;
   changes?: ApiChanges;
   commitId?: string;
 }
@@ -67,11 +71,11 @@ function issueRule(event: KindAndPayload<Exclude<IssueHookKind, `comment.${strin
         type: 'issues', action: event.kind === 'issue.closed' ? 'closed' : 'reopened', perspective: 'poster', commitId: event.payload.commit_id ?? '',
       };
     case 'issue.labelled':
-      return { type: 'issue_label', action: 'label_updated', perspective: 'none' };
+      return { type: 'issue_label', action: 'label_updated', perspective: 'none', pullPerspective: 'owner' };
     case 'issue.unlabelled':
       return event.payload.cleared
         ? { type: 'issue_label', action: 'label_cleared', perspective: 'poster' }
-        : { type: 'issue_label', action: 'label_updated', perspective: 'none' };
+        : { type: 'issue_label', action: 'label_updated', perspective: 'none', pullPerspective: 'owner' };
     case 'issue.assigned':
       return { type: 'issue_assign', action: 'assigned', perspective: 'doer' };
     case 'issue.unassigned':
@@ -83,10 +87,21 @@ function issueRule(event: KindAndPayload<Exclude<IssueHookKind, `comment.${strin
   }
 }
 
-async function repoAs(db: Queryable, repo: RepoRow, user: UserRow | null): Promise<RepoView> {
-  const mode: AccessMode = user ? await accessLevel(db, user, repo) : accessModes.none;
-  return repoViewWithMode(db, repo, mode);
+async function modeOf(db: Queryable, repo: RepoRow, user: UserRow | null): Promise<AccessMode> {
+  return user ? accessLevel(db, user, repo) : accessModes.none;
 }
+
+async function repoAs(db: Queryable, repo: RepoRow, user: UserRow | null): Promise<RepoView> {
+  return repoViewWithMode(db, repo, await modeOf(db, repo, user));
+}
+
+/** The event type a pull request's issue event goes out as (Gitea's HookEventPullRequest…). */
+const pullTypes: Record<IssuePayloadType, PullPayloadType> = {
+  issues: 'pull_request',
+  issue_assign: 'pull_request_assign',
+  issue_label: 'pull_request_label',
+  issue_milestone: 'pull_request_milestone',
+};
 
 async function loadIssue(db: Queryable, repo: RepoRow, issueId: number): Promise<IssueView | null> {
   const issue = await findIssueById(db, issueId);
@@ -99,18 +114,29 @@ function isCommentEvent(event: KindAndPayload<IssueHookKind>): event is KindAndP
 
 /**
  * The webhook payload of an issue or comment event, rendered with the API's renderers as Gitea's notifier does.
- * Issue events of pull requests are the pull request fan-outs' (Gitea sends pull_request payloads for them);
+ * Issue events of pull requests send Gitea's PullRequestPayload as pull_request, pull_request_assign,
+ * pull_request_label or pull_request_milestone (the pull request's opening is the pull request fan-out's);
  * comments on pull requests go out here as `pull_request_comment` with `is_pull`, as in Gitea.
  */
-export async function issueHookPayload(db: Queryable, ctx: RenderContext, source: IssueHookSource): Promise<HookPayload | null> {
+export async function issueHookPayload(
+  deps: { db: Queryable; git: GitStore }, ctx: RenderContext, source: IssueHookSource,
+): Promise<HookPayload | null> {
+  const { db } = deps;
   const { event, repo, doer } = source;
   const issue = await loadIssue(db, repo, event.payload.issue_id);
   if (!issue) return null;
   if (isCommentEvent(event)) return commentPayload(db, ctx, source, event, issue);
-  if (issue.issue.is_pull) return null;
   const rule = issueRule(event as KindAndPayload<Exclude<IssueHookKind, `comment.${string}`>>);
   if (!rule) return null;
-  const viewer = rule.perspective === 'doer' ? doer : rule.perspective === 'poster' ? issue.poster : null;
+  const perspective = issue.issue.is_pull ? rule.pullPerspective ?? rule.perspective : rule.perspective;
+  const viewer = perspective === 'doer' ? doer : perspective === 'poster' ? issue.poster : null;
+  if (issue.issue.is_pull) {
+    if (rule.action === 'opened') return null;
+    const mode = perspective === 'owner' ? accessModes.owner : await modeOf(db, repo, viewer);
+    return pullHookPayload(deps, ctx, {
+      repo, doer, issueId: issue.issue.id, type: pullTypes[rule.type], action: rule.action, mode, changes: rule.changes, commitId: rule.commitId,
+    });
+  }
   const repoView = await repoAs(db, repo, viewer);
   return {
     type: rule.type,

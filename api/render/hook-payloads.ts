@@ -79,7 +79,8 @@ export type HookPayload =
   | { type: 'issue_comment' | 'pull_request_comment'; body: ApiIssueCommentPayload }
   | { type: 'package'; body: ApiPackagePayload }
   | {
-    type: 'pull_request' | 'pull_request_sync' | 'pull_request_review_approved' | 'pull_request_review_rejected' | 'pull_request_review_comment'
+    type: 'pull_request' | 'pull_request_sync' | 'pull_request_assign' | 'pull_request_label' | 'pull_request_milestone'
+      | 'pull_request_review_approved' | 'pull_request_review_rejected' | 'pull_request_review_comment'
       | 'pull_request_review_request';
     body: import('./pull-payloads.js').ApiPullRequestPayload;
   };

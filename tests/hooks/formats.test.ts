@@ -5,6 +5,7 @@ import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 import { startReceiver } from '../helpers/receiver.js';
+import { repoWithFeature } from '../pulls/pull-setup.js';
 
 const loopbackAllowed = { HEARTH__webhook__ALLOWED_HOST_LIST: 'loopback' };
 
@@ -173,4 +174,61 @@ test('deliveries follow redirects as Gitea\'s client does; a redirect to a refus
   t.deepEqual(tasks[0].attempts[0].redirects, [`307 ${receiver.url}?kept`]);
   t.regex(tasks[2].refused ?? '', /deny '127\.0\.0\.2\(127\.0\.0\.2\)'/);
   t.is(tasks[2].attempts.length, 1, 'a refused redirect is not retried');
+});
+
+test('chat hooks receive pull request, review and wiki events: slack bodies as Gitea builds them, discord review colours', async (t) => {
+  const hearth = await startHearth(t, loopbackAllowed);
+  const receiver = await startReceiver(t);
+  const alice = await hearth.createUser('alice');
+  const bob = await hearth.createUser('bob');
+  await repoWithFeature(t, hearth, alice, 'tool');
+  t.is((await hearth.call('PUT', '/repos/alice/tool/collaborators/bob', { auth: alice.bearer, body: { permission: 'write' } })).status, 204);
+  const events = ['pull_request', 'wiki'];
+  t.is((await createHook(hearth, alice.bearer, { type: 'slack', events, config: { url: `${receiver.url}?slack`, content_type: 'json', channel: '#dev' } })).status, 201);
+  t.is((await createHook(hearth, alice.bearer, { type: 'discord', events, config: { url: `${receiver.url}?discord`, content_type: 'json' } })).status, 201);
+  await drain(hearth);
+  const root = hearth.rootUrl;
+  const repoLink = `<${root}alice/tool|alice/tool>`;
+  const take = async (type: string): Promise<any[]> => {
+    await drain(hearth);
+    const got = receiver.requests.filter((r) => r.path.endsWith(`?${type}`)).map((r) => r.json);
+    return got;
+  };
+  const slackBody = (text: string, attachments: unknown = null) => ({ channel: '#dev', text, username: '', icon_url: '', unfurl_links: 0, link_names: 0, attachments });
+
+  const created = await hearth.call('POST', '/repos/alice/tool/pulls', { auth: alice.bearer, body: { head: 'feature', base: 'main', title: 'Fix <it>', body: 'Fixes & more' } });
+  t.is(created.status, 201);
+  const pr = created.body;
+  const [opened] = await take('slack');
+  t.deepEqual(opened, slackBody(`[${repoLink}] Pull request opened: <${pr.url}|#1 Fix &lt;it&gt;> by <${root}alice|alice>`, [
+    { fallback: '', color: '1ac600', title: '#1 Fix &lt;it&gt;', title_link: pr.html_url, text: 'Fixes &amp; more' },
+  ]));
+  receiver.requests.length = 0;
+
+  t.is((await hearth.call('POST', '/repos/alice/tool/pulls/1/reviews', { auth: bob.bearer, body: { event: 'APPROVED', body: 'Ship it' } })).status, 200);
+  const [approved] = await take('slack');
+  t.deepEqual(approved, slackBody(`[${repoLink}] Pull request review approved: [#1 Fix <it>](${root}alice/tool/pulls/1) by <${root}bob|bob>`));
+  const [discordApproved] = await take('discord');
+  t.like(discordApproved.embeds[0], { title: '[alice/tool] Pull request review approved: #1 Fix <it>', description: 'Ship it', url: pr.html_url, color: 0x1ac600 });
+  receiver.requests.length = 0;
+
+  t.is((await hearth.call('POST', '/repos/alice/tool/pulls/1/reviews', { auth: bob.bearer, body: { event: 'REQUEST_CHANGES', body: 'Not yet' } })).status, 200);
+  const [discordRejected] = await take('discord');
+  t.like(discordRejected.embeds[0], { title: '[alice/tool] Pull request review rejected: #1 Fix <it>', description: 'Not yet', color: 0xff3232 });
+  receiver.requests.length = 0;
+
+  t.is((await hearth.call('PATCH', '/repos/alice/tool/pulls/1', { auth: bob.bearer, body: { state: 'closed' } })).status, 201);
+  const [closed] = await take('slack');
+  t.deepEqual(closed, slackBody(`[${repoLink}] Pull request closed: <${pr.url}|#1 Fix &lt;it&gt;> by <${root}bob|bob>`));
+  const [discordClosed] = await take('discord');
+  t.like(discordClosed.embeds[0], { title: '[alice/tool] Pull request closed: #1 Fix <it>', description: '', color: 0xff3232, author: { name: 'bob' } });
+  receiver.requests.length = 0;
+
+  t.is((await hearth.call('POST', '/repos/alice/tool/wiki/new', {
+    auth: alice.bearer, body: { title: 'Home', content_base64: Buffer.from('# Home\n').toString('base64'), message: 'first page' },
+  })).status, 201);
+  const [wiki] = await take('slack');
+  t.deepEqual(wiki, slackBody(`[${repoLink}] New wiki page '<${root}alice/tool/wiki/Home|Home>' (first page) by <${root}alice|alice>`));
+  const [discordWiki] = await take('discord');
+  t.like(discordWiki.embeds[0], { title: "[alice/tool] New wiki page 'Home' (first page)", description: 'first page', url: `${root}alice/tool/wiki/Home`, color: 0x1ac600 });
 });

@@ -1,4 +1,7 @@
-import { issueCommentPayloadInfo, issuesPayloadInfo, noneLinkFormatter, packagePayloadInfo, releasePayloadInfo, shortRef } from './general.js';
+import {
+  issueCommentPayloadInfo, issuesPayloadInfo, noneLinkFormatter, packagePayloadInfo, pullRequestPayloadInfo, releasePayloadInfo, reviewTitle, shortRef,
+  wikiPageUrl, wikiPayloadInfo,
+} from './general.js';
 import type { Convertor, FormatContext } from './convertor.js';
 
 /** lunny/dingtalk_webhook's Payload, as Gitea sends it. */
@@ -72,6 +75,18 @@ export function dingtalkConvertor({ appUrl }: FormatContext): Convertor<Dingtalk
     issueComment(p) {
       const [text, title] = issueCommentPayloadInfo(p, noneLinkFormatter, true, appUrl);
       return card(title, `${text}\r\n\r\n${p.comment.body}`, 'view issue comment', p.comment.html_url);
+    },
+    pullRequest(p) {
+      const [text, title, extra] = pullRequestPayloadInfo(p, noneLinkFormatter, true, appUrl);
+      return card(title, `${text}\r\n\r\n${extra}`, 'view pull request', p.pull_request.html_url);
+    },
+    review(p, event) {
+      const [title, text] = p.action === 'reviewed' ? [reviewTitle(p, event, true), p.review?.content ?? ''] : ['', ''];
+      return card(title, `${title}\r\n\r\n${text}`, 'view pull request', p.pull_request.html_url);
+    },
+    wiki(p) {
+      const [text] = wikiPayloadInfo(p, noneLinkFormatter, true, appUrl);
+      return card(text, text, 'view wiki', wikiPageUrl(p));
     },
     repository(p) {
       const title = `[${p.repository.full_name}] Repository ${p.action}`;

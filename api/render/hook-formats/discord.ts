@@ -1,5 +1,8 @@
 import type { ApiUser } from '../user.js';
-import { colors, issueCommentPayloadInfo, issuesPayloadInfo, noneLinkFormatter, packagePayloadInfo, pathEscapeSegments, releasePayloadInfo, shortRef } from './general.js';
+import {
+  colors, issueCommentPayloadInfo, issuesPayloadInfo, noneLinkFormatter, packagePayloadInfo, pathEscapeSegments, pullRequestPayloadInfo, releasePayloadInfo,
+  reviewColor, reviewTitle, shortRef, wikiPageUrl, wikiPayloadInfo,
+} from './general.js';
 import type { Convertor, FormatContext } from './convertor.js';
 
 interface DiscordEmbed {
@@ -53,6 +56,19 @@ export function discordConvertor({ appUrl, meta }: FormatContext): Convertor<Dis
     issueComment(p) {
       const [title, , color] = issueCommentPayloadInfo(p, noneLinkFormatter, false, appUrl);
       return payload(p.sender, title, p.comment.body, p.comment.html_url, color);
+    },
+    pullRequest(p) {
+      const [title, , text, color] = pullRequestPayloadInfo(p, noneLinkFormatter, false, appUrl);
+      return payload(p.sender, title, text, p.pull_request.html_url, color);
+    },
+    review(p, event) {
+      return p.action === 'reviewed'
+        ? payload(p.sender, reviewTitle(p, event), p.review?.content ?? '', p.pull_request.html_url, reviewColor[event])
+        : payload(p.sender, '', '', p.pull_request.html_url, 0);
+    },
+    wiki(p) {
+      const [text, color] = wikiPayloadInfo(p, noneLinkFormatter, false, appUrl);
+      return payload(p.sender, text, p.action !== 'deleted' ? p.comment : '', wikiPageUrl(p), color);
     },
     repository(p) {
       return p.action === 'created'

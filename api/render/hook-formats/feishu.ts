@@ -1,4 +1,6 @@
-import { issuesCommentInfo, issuesInfo, noneLinkFormatter, packagePayloadInfo, releasePayloadInfo, shortRef } from './general.js';
+import {
+  issuesCommentInfo, issuesInfo, noneLinkFormatter, packagePayloadInfo, pullRequestInfo, releasePayloadInfo, reviewTitle, shortRef, wikiPayloadInfo,
+} from './general.js';
 import type { Convertor, FormatContext } from './convertor.js';
 
 interface FeishuPayload { msg_type: 'text'; content: { text: string } }
@@ -27,6 +29,15 @@ export function feishuConvertor({ appUrl }: FormatContext): Convertor<FeishuPayl
       const i = issuesCommentInfo(p);
       return text(`${i.title}\r\n${i.link}\r\n${i.by}\r\n${i.operator}\r\n\r\n${p.comment.body}`);
     },
+    pullRequest(p) {
+      const i = pullRequestInfo(p);
+      const head = `${i.title}\r\n${i.link}\r\n${i.by}\r\n${i.operator}\r\n`;
+      if (!i.assignees) return text(`${head}\r\n${p.pull_request.body}`);
+      const withResult = i.action === 'assigned' || i.action === 'unassigned' || i.action === 'milestoned';
+      return text(`${head}${withResult ? `${i.result}\r\n` : ''}${i.assignees}\r\n\r\n${p.pull_request.body}`);
+    },
+    review: (p, event) => text(`${reviewTitle(p, event, true)}\r\n\r\n${p.review?.content ?? ''}`),
+    wiki: (p) => text(wikiPayloadInfo(p, noneLinkFormatter, true, appUrl)[0]),
     repository: (p) => text(`[${p.repository.full_name}] Repository ${p.action}`),
     release: (p) => text(releasePayloadInfo(p, noneLinkFormatter, true, appUrl)[0]),
     package: (p) => text(packagePayloadInfo(p, noneLinkFormatter, true, appUrl)[0]),

@@ -1,5 +1,7 @@
 import type { ApiIssueCommentPayload, ApiIssuePayload, ApiPackagePayload } from '../issue-hook-payloads.js';
-import type { ApiReleasePayload } from '../hook-payloads.js';
+import type { ApiReleasePayload, ApiWikiPayload } from '../hook-payloads.js';
+import type { ApiPullRequestPayload } from '../pull-payloads.js';
+import type { ReviewEventType } from './convertor.js';
 
 /** Gitea's services/webhook/general.go: the texts chat hooks share, with the link format of each hook type. */
 export type LinkFormatter = (url: string, text: string) => string;
@@ -117,6 +119,107 @@ export function issueCommentPayloadInfo(p: ApiIssueCommentPayload, link: LinkFor
   return [text, issueTitle, color];
 }
 
+/** Gitea's getPullRequestPayloadInfo: the message, the title, the attached text and the colour of a pull request event. */
+export function pullRequestPayloadInfo(p: ApiPullRequestPayload, link: LinkFormatter, withSender: boolean, appUrl: string): [string, string, string, number] {
+  const pr = p.pull_request;
+  const repoLink = link(p.repository.html_url, p.repository.full_name);
+  const issueTitle = `#${p.number} ${pr.title}`;
+  const titleLink = link(pr.url, issueTitle);
+  let text = '';
+  let attachment = '';
+  let color = colors.yellow;
+  switch (p.action) {
+    case 'opened':
+      text = `[${repoLink}] Pull request opened: ${titleLink}`;
+      attachment = pr.body;
+      color = colors.green;
+      break;
+    case 'closed':
+      [text, color] = pr.merged
+        ? [`[${repoLink}] Pull request merged: ${titleLink}`, colors.purple]
+        : [`[${repoLink}] Pull request closed: ${titleLink}`, colors.red];
+      break;
+    case 'reopened':
+      text = `[${repoLink}] Pull request re-opened: ${titleLink}`;
+      break;
+    case 'edited':
+      text = `[${repoLink}] Pull request edited: ${titleLink}`;
+      attachment = pr.body;
+      break;
+    case 'assigned': {
+      const list = (pr.assignees ?? []).map((u) => link(appUrl + u.login, u.login));
+      text = `[${repoLink}] Pull request assigned to ${list.join(', ')}: ${titleLink}`;
+      color = colors.green;
+      break;
+    }
+    case 'unassigned':
+      text = `[${repoLink}] Pull request unassigned: ${titleLink}`;
+      break;
+    case 'label_updated':
+      text = `[${repoLink}] Pull request labels updated: ${titleLink}`;
+      break;
+    case 'label_cleared':
+      text = `[${repoLink}] Pull request labels cleared: ${titleLink}`;
+      break;
+    case 'synchronized':
+      text = `[${repoLink}] Pull request synchronized: ${titleLink}`;
+      break;
+    case 'milestoned': {
+      const milestone = pr.milestone;
+      text = `[${repoLink}] Pull request milestoned to ${link(`${p.repository.html_url}/milestone/${milestone?.id ?? 0}`, milestone?.title ?? '')}: ${titleLink}`;
+      break;
+    }
+    case 'demilestoned':
+      text = `[${repoLink}] Pull request milestone cleared: ${titleLink}`;
+      break;
+    case 'reviewed':
+      text = `[${repoLink}] Pull request reviewed: ${titleLink}`;
+      attachment = p.review?.content ?? '';
+      break;
+    // review_requested and review_request_removed have no text of their own in Gitea: only the sender follows
+  }
+  if (withSender) text += ` by ${link(appUrl + p.sender.login, p.sender.login)}`;
+  return [text, issueTitle, attachment, color];
+}
+
+/** Gitea's parseHookPullRequestEventType: the verdict a review event names. */
+export const reviewVerdict: Record<ReviewEventType, string> = {
+  pull_request_review_approved: 'approved',
+  pull_request_review_rejected: 'rejected',
+  pull_request_review_comment: 'comment',
+};
+
+/** Gitea's review colours (discord, msteams). */
+export const reviewColor: Record<ReviewEventType, number> = {
+  pull_request_review_approved: colors.green,
+  pull_request_review_rejected: colors.red,
+  pull_request_review_comment: colors.grey,
+};
+
+/**
+ * The plain review title most convertors share: `[owner/repo] Pull request review approved: #1 title`; dingtalk,
+ * feishu and wechatwork put a space before the colon.
+ */
+export function reviewTitle(p: ApiPullRequestPayload, event: ReviewEventType, spacedColon = false): string {
+  return `[${p.repository.full_name}] Pull request review ${reviewVerdict[event]}${spacedColon ? ' :' : ':'} #${p.number} ${p.pull_request.title}`;
+}
+
+/** Gitea's getWikiPayloadInfo: the message, its colour and the page's link. */
+export function wikiPayloadInfo(p: ApiWikiPayload, link: LinkFormatter, withSender: boolean, appUrl: string): [string, number, string] {
+  const repoLink = link(p.repository.html_url, p.repository.full_name);
+  const pageLink = link(wikiPageUrl(p), p.page);
+  let [text, color] = p.action === 'created'
+    ? [`[${repoLink}] New wiki page '${pageLink}'`, colors.green]
+    : p.action === 'edited'
+      ? [`[${repoLink}] Wiki page '${pageLink}' edited`, colors.yellow]
+      : [`[${repoLink}] Wiki page '${pageLink}' deleted`, colors.red];
+  if (p.action !== 'deleted' && p.comment !== '') text += ` (${p.comment})`;
+  if (withSender) text += bySender(appUrl, p.sender.login, link);
+  return [text, color, pageLink];
+}
+
+export const wikiPageUrl = (p: ApiWikiPayload): string => `${p.repository.html_url}/wiki/${pathEscape(p.page)}`;
+
 export function releasePayloadInfo(p: ApiReleasePayload, link: LinkFormatter, withSender: boolean, appUrl: string): [string, number] {
   const repoLink = link(p.repository.html_url, p.repository.full_name);
   const refLink = link(`${p.repository.html_url}/releases/tag/${pathEscapeSegments(p.release.tag_name)}`, p.release.tag_name);
@@ -144,6 +247,26 @@ export function issuesInfo(p: ApiIssuePayload): { title: string; link: string; b
     title: `[Issue-${p.repository.full_name} #${p.issue.number}]: ${p.action}`,
     link: p.issue.html_url,
     by: `Issue by ${p.issue.user.login}`,
+    operator: `Operator: ${p.sender.login}`,
+    result,
+    assignees: list.length ? `Assignees: ${list.join(', ')}` : '',
+  };
+}
+
+/** Feishu's texts of a pull request (Gitea's getPullRequestInfo): a merged one's action reads `merged`. */
+export function pullRequestInfo(p: ApiPullRequestPayload): { action: string; title: string; link: string; by: string; operator: string; result: string; assignees: string } {
+  const pr = p.pull_request;
+  const action = pr.merged ? 'merged' : p.action;
+  const list = (pr.assignees ?? []).map((u) => u.login);
+  let result = '';
+  if (action === 'assigned') result = `${p.sender.login} assign this to ${list[list.length - 1] ?? ''}`;
+  else if (action === 'unassigned') result = `${p.sender.login} unassigned this for someone`;
+  else if (action === 'milestoned') result = `${p.repository.html_url}/milestone/${pr.milestone?.id ?? 0}`;
+  return {
+    action,
+    title: `[PullRequest-${p.repository.full_name} #${pr.number}]: ${action}`,
+    link: pr.html_url,
+    by: `PullRequest by ${pr.user.login}`,
     operator: `Operator: ${p.sender.login}`,
     result,
     assignees: list.length ? `Assignees: ${list.join(', ')}` : '',

@@ -14,10 +14,8 @@ import { wechatworkConvertor } from './wechatwork.js';
 /** Gitea's JSONPayload: the payload indented by two spaces. */
 const giteaJson = (payload: HookPayload): string => indentJson(payload.body);
 
-const chat = <T>(make: (ctx: FormatContext) => Convertor<T>) => (payload: HookPayload, ctx: FormatContext): string | null => {
-  const message = convert(make(ctx), payload);
-  return message === null ? null : indentJson(message);
-};
+const chat = <T>(make: (ctx: FormatContext) => Convertor<T>) => (payload: HookPayload, ctx: FormatContext): string =>
+  indentJson(convert(make(ctx), payload));
 
 /**
  * The request body each hook type sends for a payload, or null when that type sends nothing for the event.

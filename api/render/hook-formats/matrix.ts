@@ -1,6 +1,7 @@
 import type { ApiPayloadCommit } from '../git.js';
 import {
-  htmlLinkFormatter as link, issueCommentPayloadInfo, issuesPayloadInfo, packagePayloadInfo, pathEscape, pathEscapeSegments, releasePayloadInfo, shortRef,
+  htmlLinkFormatter as link, issueCommentPayloadInfo, issuesPayloadInfo, packagePayloadInfo, pathEscape, pathEscapeSegments, pullRequestPayloadInfo,
+  releasePayloadInfo, reviewVerdict, shortRef, wikiPayloadInfo,
 } from './general.js';
 import type { Convertor, FormatContext } from './convertor.js';
 
@@ -37,6 +38,14 @@ export function matrixConvertor({ appUrl, meta }: FormatContext): Convertor<Matr
     fork: (p) => payload(`${repoLink(p.forkee)} is forked to ${repoLink(p.repository)}`),
     issue: (p) => payload(issuesPayloadInfo(p, link, true, appUrl)[0]),
     issueComment: (p) => payload(issueCommentPayloadInfo(p, link, true, appUrl)[0]),
+    pullRequest: (p) => payload(pullRequestPayloadInfo(p, link, true, appUrl)[0]),
+    review(p, event) {
+      if (p.action !== 'reviewed') return payload('');
+      const sender = link(appUrl + pathEscape(p.sender.login), p.sender.login);
+      const title = link(p.pull_request.html_url, `#${p.number} ${p.pull_request.title}`);
+      return payload(`[${repoLink(p.repository)}] Pull request review ${reviewVerdict[event]}: ${title} by ${sender}`);
+    },
+    wiki: (p) => payload(wikiPayloadInfo(p, link, true, appUrl)[0]),
     release: (p) => payload(releasePayloadInfo(p, link, true, appUrl)[0]),
     package: (p) => payload(packagePayloadInfo(p, link, true, appUrl)[0]),
     push(p) {

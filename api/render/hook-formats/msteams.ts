@@ -1,6 +1,9 @@
 import type { ApiRepository } from '../repository.js';
 import type { ApiUser } from '../user.js';
-import { colors, hex, issueCommentPayloadInfo, issuesPayloadInfo, noneLinkFormatter, packagePayloadInfo, pathEscapeSegments, releasePayloadInfo, shortRef } from './general.js';
+import {
+  colors, hex, issueCommentPayloadInfo, issuesPayloadInfo, noneLinkFormatter, packagePayloadInfo, pathEscapeSegments, pullRequestPayloadInfo, releasePayloadInfo,
+  reviewColor, reviewTitle, shortRef, wikiPageUrl, wikiPayloadInfo,
+} from './general.js';
 import type { Convertor, FormatContext } from './convertor.js';
 
 interface Fact { name: string; value: string }
@@ -60,6 +63,19 @@ export function msteamsConvertor({ appUrl }: FormatContext): Convertor<MSTeamsPa
     issueComment(p) {
       const [title, , color] = issueCommentPayloadInfo(p, noneLinkFormatter, false, appUrl);
       return card(p.repository, p.sender, title, p.comment.body, p.comment.html_url, color, { name: 'Issue #:', value: String(p.issue.id) });
+    },
+    pullRequest(p) {
+      const [title, , text, color] = pullRequestPayloadInfo(p, noneLinkFormatter, false, appUrl);
+      return card(p.repository, p.sender, title, text, p.pull_request.html_url, color, { name: 'Pull request #:', value: String(p.pull_request.id) });
+    },
+    review(p, event) {
+      const reviewed = p.action === 'reviewed';
+      return card(p.repository, p.sender, reviewed ? reviewTitle(p, event) : '', reviewed ? p.review?.content ?? '' : '', p.pull_request.html_url,
+        reviewed ? reviewColor[event] : 0, { name: 'Pull request #:', value: String(p.pull_request.id) });
+    },
+    wiki(p) {
+      const [title, color] = wikiPayloadInfo(p, noneLinkFormatter, false, appUrl);
+      return card(p.repository, p.sender, title, '', wikiPageUrl(p), color, { name: 'Repository:', value: p.repository.full_name });
     },
     repository(p) {
       return p.action === 'created'

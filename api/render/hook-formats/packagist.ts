@@ -7,6 +7,7 @@ export function packagistConvertor({ meta }: FormatContext): Convertor<Packagist
   const empty = (): PackagistPayload => ({ repository: { url: '' } });
   return {
     create: empty, delete: empty, fork: empty, repository: empty, release: empty, issue: empty, issueComment: empty, package: empty,
+    pullRequest: empty, review: empty, wiki: empty,
     push: () => ({ repository: { url: meta.package_url ?? '' } }),
   };
 }

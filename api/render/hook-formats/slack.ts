@@ -1,4 +1,7 @@
-import { hex, issueCommentPayloadInfo, issuesPayloadInfo, packagePayloadInfo, pathEscapeSegments, releasePayloadInfo, shortRef } from './general.js';
+import {
+  hex, issueCommentPayloadInfo, issuesPayloadInfo, packagePayloadInfo, pathEscapeSegments, pullRequestPayloadInfo, releasePayloadInfo, reviewVerdict, shortRef,
+  wikiPayloadInfo,
+} from './general.js';
 import type { Convertor, FormatContext } from './convertor.js';
 
 interface SlackAttachment { fallback: string; color: string; title: string; title_link: string; text: string }
@@ -41,6 +44,19 @@ export function slackConvertor({ appUrl, meta }: FormatContext): Convertor<Slack
       const [text, title, color] = issueCommentPayloadInfo(p, slackLink, true, appUrl);
       return payload(text, [attachment(hex(color), title, p.comment.html_url, slackText(p.comment.body))]);
     },
+    pullRequest(p) {
+      const [text, title, extra, color] = pullRequestPayloadInfo(p, slackLink, true, appUrl);
+      return payload(text, extra ? [attachment(hex(color), slackText(title), p.pull_request.html_url, slackText(p.pull_request.body))] : null);
+    },
+    review(p, event) {
+      const sender = slackLink(appUrl + p.sender.login, p.sender.login);
+      const repo = slackLink(p.repository.html_url, p.repository.full_name);
+      const text = p.action === 'reviewed'
+        ? `[${repo}] Pull request review ${reviewVerdict[event]}: [#${p.number} ${p.pull_request.title}](${p.repository.html_url}/pulls/${p.number}) by ${sender}`
+        : '';
+      return payload(text, null);
+    },
+    wiki: (p) => payload(wikiPayloadInfo(p, slackLink, true, appUrl)[0], null),
     release: (p) => payload(releasePayloadInfo(p, slackLink, true, appUrl)[0], null),
     package: (p) => payload(packagePayloadInfo(p, slackLink, true, appUrl)[0], null),
     push(p) {

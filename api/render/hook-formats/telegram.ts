@@ -1,5 +1,6 @@
 import {
-  escapeHtml, htmlLinkFormatter as link, issueCommentPayloadInfo, issuesPayloadInfo, packagePayloadInfo, pathEscapeSegments, releasePayloadInfo, shortRef,
+  escapeHtml, htmlLinkFormatter as link, issueCommentPayloadInfo, issuesPayloadInfo, packagePayloadInfo, pathEscapeSegments, pullRequestPayloadInfo,
+  releasePayloadInfo, reviewVerdict, shortRef, wikiPayloadInfo,
 } from './general.js';
 import type { Convertor, FormatContext } from './convertor.js';
 
@@ -32,6 +33,17 @@ export function telegramConvertor({ appUrl }: FormatContext): Convertor<Telegram
       const [text] = issueCommentPayloadInfo(p, link, true, appUrl);
       return message(`${text}\n${escapeHtml(p.comment.body)}`);
     },
+    pullRequest(p) {
+      const [text, , extra] = pullRequestPayloadInfo(p, link, true, appUrl);
+      return message(`${text}\n${escapeHtml(extra)}`);
+    },
+    review(p, event) {
+      const text = p.action === 'reviewed'
+        ? `[${escapeHtml(p.repository.full_name)}] Pull request review ${escapeHtml(reviewVerdict[event])}: #${p.number} ${escapeHtml(p.pull_request.title)}`
+        : '';
+      return message(`${text}\n${escapeHtml(p.action === 'reviewed' ? p.review?.content ?? '' : '')}`);
+    },
+    wiki: (p) => message(wikiPayloadInfo(p, link, true, appUrl)[0]),
     repository: (p) => message(p.action === 'created'
       ? `[${repoLink(p.repository)}] Repository created`
       : `[${escapeHtml(p.repository.full_name)}] Repository deleted`),

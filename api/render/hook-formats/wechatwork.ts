@@ -1,4 +1,7 @@
-import { issueCommentPayloadInfo, issuesPayloadInfo, noneLinkFormatter, packagePayloadInfo, releasePayloadInfo, shortRef } from './general.js';
+import {
+  issueCommentPayloadInfo, issuesPayloadInfo, noneLinkFormatter, packagePayloadInfo, pullRequestPayloadInfo, releasePayloadInfo, reviewTitle, shortRef,
+  wikiPayloadInfo,
+} from './general.js';
 import type { Convertor, FormatContext } from './convertor.js';
 
 interface WechatworkPayload {
@@ -34,6 +37,15 @@ export function wechatworkConvertor({ appUrl }: FormatContext): Convertor<Wechat
       const [text, title] = issueCommentPayloadInfo(p, noneLinkFormatter, true, appUrl);
       return markdown(` ><font color="info">${text}</font>\n >${p.comment.body} \n ><font color="warning">${title}</font> \n [${p.comment.html_url}](${p.comment.html_url})`);
     },
+    pullRequest(p) {
+      const [text, title, extra] = pullRequestPayloadInfo(p, noneLinkFormatter, true, appUrl);
+      return markdown(`> <font color="info"> ${text} </font> \r\n > <font color="comment">${title} </font> \r\n > <font color="comment">${extra} </font> \r\n`);
+    },
+    review(p, event) {
+      const [title, text] = p.action === 'reviewed' ? [reviewTitle(p, event, true), p.review?.content ?? ''] : ['', ''];
+      return markdown(`# ${title}\r\n\r\n >${text}`);
+    },
+    wiki: (p) => markdown(wikiPayloadInfo(p, noneLinkFormatter, true, appUrl)[0]),
     repository: (p) => markdown(`[${p.repository.full_name}] Repository ${p.action}`),
     release: (p) => markdown(releasePayloadInfo(p, noneLinkFormatter, true, appUrl)[0]),
     package: (p) => markdown(packagePayloadInfo(p, noneLinkFormatter, true, appUrl)[0]),

@@ -49,14 +49,12 @@ export const issueSearchRoutes = [
         teamId = team.id;
       }
       const mine = (flag: string | undefined): number | undefined => (doer && boolOf(flag) ? doer.id : undefined);
-      // review requests and reviews belong to pull requests, which Hearth does not store yet: nothing matches them
-      const reviewFilter = doer && (boolOf(query.review_requested) || boolOf(query.reviewed));
-      if (reviewFilter) return list([], 0);
       const { rows, total } = await searchIssues(deps.db, {
         viewerId: doer?.id ?? null, state: query.state ?? 'open', isPull: query.type === undefined ? undefined : query.type === 'pulls',
         keyword: query.q?.trim() || undefined, since: query.since, before: query.before, labelNames: names(query.labels),
         milestoneNames: names(query.milestones), priorityRepoId: query.priority_repo_id || undefined, ownerId: owner?.id, teamId,
         posterId: mine(query.created), assigneeId: mine(query.assigned), mentionedId: mine(query.mentioned),
+        reviewRequestedId: mine(query.review_requested), reviewedId: mine(query.reviewed),
       }, page);
       return list(await renderIssues(deps, rows, await reposOfIssues(deps.db, rows)), total);
     },

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../data-source.js';
 import { selectPage, type PageWindow } from '../../sql.js';
-import type { IssueRow } from './issue-row.js';
+import { reviewTypes } from '../reviews/review-row.js';
+import { commentType, type IssueRow } from './issue-row.js';
 
 export type IssueState = 'open' | 'closed' | 'all';
 
@@ -21,6 +22,10 @@ export interface IssueFilter {
   posterId?: number;
   assigneeId?: number;
   mentionedId?: number;
+  /** Gitea's ReviewRequestedID: pull requests of others whose latest request or verdict of this user (or their team) is a request. */
+  reviewRequestedId?: number;
+  /** Gitea's ReviewedID: pull requests of others this user (or their team) reviewed or commented on. */
+  reviewedId?: number;
 }
 
 /** The WHERE conditions of a filter on `issue i`, adding their parameters to `params`. */
@@ -46,6 +51,25 @@ export function issueConditions(filter: IssueFilter, params: unknown[]): string[
   }
   if (filter.mentionedId !== undefined) {
     conditions.push(`EXISTS (SELECT 1 FROM issue_mention im WHERE im.issue_id = i.id AND im.user_id = $${params.push(filter.mentionedId)})`);
+  }
+  if (filter.reviewRequestedId !== undefined) {
+    const user = `$${params.push(filter.reviewRequestedId)}`;
+    // an approval or rejection answers the request: only the latest request or verdict per reviewer (or team) counts
+    conditions.push(`i.poster_id <> ${user} AND i.id IN (
+      SELECT r.issue_id FROM review r
+      WHERE r.type = ${reviewTypes.request}
+        AND (r.reviewer_id = ${user} OR r.reviewer_team_id IN (SELECT tu.team_id FROM team_user tu WHERE tu.uid = ${user}))
+        AND r.id IN (
+          SELECT max(m.id) FROM review m WHERE m.type IN (${reviewTypes.approve}, ${reviewTypes.reject}, ${reviewTypes.request})
+          GROUP BY m.issue_id, m.reviewer_id, m.reviewer_team_id))`);
+  }
+  if (filter.reviewedId !== undefined) {
+    const user = `$${params.push(filter.reviewedId)}`;
+    conditions.push(`i.poster_id <> ${user} AND (
+      i.id IN (SELECT r.issue_id FROM review r WHERE r.type <> ${reviewTypes.request}
+        AND (r.reviewer_id = ${user} OR r.reviewer_team_id IN (SELECT tu.team_id FROM team_user tu WHERE tu.uid = ${user})))
+      OR i.id IN (SELECT c.issue_id FROM comment c WHERE c.poster_id = ${user}
+        AND c.type IN (${commentType.comment}, ${commentType.code}, ${commentType.review})))`);
   }
   return conditions;
 }
