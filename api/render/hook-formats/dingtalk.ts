@@ -1,6 +1,6 @@
 import {
   issueCommentPayloadInfo, issuesPayloadInfo, noneLinkFormatter, packagePayloadInfo, pullRequestPayloadInfo, releasePayloadInfo, reviewTitle, shortRef,
-  wikiPageUrl, wikiPayloadInfo,
+  wikiPageUrl, wikiPayloadInfo, pushSummary,
 } from './general.js';
 import type { Convertor, FormatContext } from './convertor.js';
 
@@ -58,13 +58,10 @@ export function dingtalkConvertor({ appUrl }: FormatContext): Convertor<Dingtalk
       return card(title, title, `view forked repo ${p.repository.full_name}`, p.repository.html_url);
     },
     push(p) {
-      const branch = shortRef(p.ref);
+      const { branch, titleLink, count } = pushSummary(p, (name) => name);
       const ids = p.commits.map((c) => c.id.slice(0, 7));
-      const one = p.total_commits === 1;
-      let titleLink = one ? (p.commits[0]?.url ?? '') : p.compare_url;
-      if (!titleLink) titleLink = `${p.repository.html_url}/src/${branch}`;
-      const linkText = one ? `view commit ${ids[0] ?? ''}` : `view commit ${ids[0] ?? ''}...${ids[ids.length - 1] ?? ''}`;
-      const title = `[${p.repository.full_name}:${branch}] ${one ? '1 new commit' : `${p.total_commits} new commits`}`;
+      const linkText = p.total_commits === 1 ? `view commit ${ids[0] ?? ''}` : `view commit ${ids[0] ?? ''}...${ids[ids.length - 1] ?? ''}`;
+      const title = `[${p.repository.full_name}:${branch}] ${count}`;
       const text = p.commits.map((c) => `[${c.id.slice(0, 7)}](${c.url}) ${c.message.replace(/[\r\n]+$/, '')} - ${c.author.name}`).join('\r\n');
       return card(title, text, linkText, titleLink);
     },

@@ -1,7 +1,7 @@
 import type { ApiUser } from '../user.js';
 import {
   colors, issueCommentPayloadInfo, issuesPayloadInfo, noneLinkFormatter, packagePayloadInfo, pathEscapeSegments, pullRequestPayloadInfo, releasePayloadInfo,
-  reviewColor, reviewTitle, shortRef, wikiPageUrl, wikiPayloadInfo,
+  reviewColor, reviewTitle, shortRef, wikiPageUrl, wikiPayloadInfo, pushSummary,
 } from './general.js';
 import type { Convertor, FormatContext } from './convertor.js';
 
@@ -41,11 +41,8 @@ export function discordConvertor({ appUrl, meta }: FormatContext): Convertor<Dis
     },
     fork: (p) => payload(p.sender, `${p.forkee.full_name} is forked to ${p.repository.full_name}`, '', p.repository.html_url, colors.green),
     push(p) {
-      const branch = shortRef(p.ref);
-      const one = p.total_commits === 1;
-      let titleLink = one ? (p.commits[0]?.url ?? '') : p.compare_url;
-      if (!titleLink) titleLink = `${p.repository.html_url}/src/${pathEscapeSegments(branch)}`;
-      const title = `[${p.repository.full_name}:${branch}] ${one ? '1 new commit' : `${p.total_commits} new commits`}`;
+      const { branch, titleLink, count } = pushSummary(p);
+      const title = `[${p.repository.full_name}:${branch}] ${count}`;
       const text = p.commits.map((c) => `[${c.id.slice(0, 7)}](${c.url}) ${summary(c.message)} - ${c.author.name}`).join('\n');
       return payload(p.sender, title, text, titleLink, colors.green);
     },

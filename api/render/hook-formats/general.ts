@@ -1,5 +1,5 @@
 import type { ApiIssueCommentPayload, ApiIssuePayload, ApiPackagePayload } from '../issue-hook-payloads.js';
-import type { ApiReleasePayload, ApiWikiPayload } from '../hook-payloads.js';
+import type { ApiPushPayload, ApiReleasePayload, ApiWikiPayload } from '../hook-payloads.js';
 import type { ApiPullRequestPayload } from '../pull-payloads.js';
 import type { ReviewEventType } from './convertor.js';
 
@@ -36,6 +36,17 @@ export const colors = {
 
 /** Go's `%x` of a colour. */
 export const hex = (color: number): string => color.toString(16);
+
+/**
+ * What the chat formats say of a push (Gitea's per-type PushHook): the branch, the link of the title (the commit, the
+ * compare view, or the branch when neither is known) and `N new commits`.
+ */
+export function pushSummary(p: ApiPushPayload, escapeBranch: (branch: string) => string = pathEscapeSegments): { branch: string; titleLink: string; count: string } {
+  const branch = shortRef(p.ref);
+  const one = p.total_commits === 1;
+  const titleLink = (one ? p.commits[0]?.url : p.compare_url) || `${p.repository.html_url}/src/${escapeBranch(branch)}`;
+  return { branch, titleLink, count: one ? '1 new commit' : `${p.total_commits} new commits` };
+}
 
 /** Short names of refs (Gitea's RefName.ShortName). */
 export function shortRef(ref: string): string {

@@ -2,7 +2,7 @@ import type { ApiRepository } from '../repository.js';
 import type { ApiUser } from '../user.js';
 import {
   colors, hex, issueCommentPayloadInfo, issuesPayloadInfo, noneLinkFormatter, packagePayloadInfo, pathEscapeSegments, pullRequestPayloadInfo, releasePayloadInfo,
-  reviewColor, reviewTitle, shortRef, wikiPageUrl, wikiPayloadInfo,
+  reviewColor, reviewTitle, shortRef, wikiPageUrl, wikiPayloadInfo, pushSummary,
 } from './general.js';
 import type { Convertor, FormatContext } from './convertor.js';
 
@@ -48,11 +48,8 @@ export function msteamsConvertor({ appUrl }: FormatContext): Convertor<MSTeamsPa
     fork: (p) => card(p.repository, p.sender, `${p.forkee.full_name} is forked to ${p.repository.full_name}`, '', p.repository.html_url, colors.green,
       { name: 'Forkee:', value: p.forkee.full_name }),
     push(p) {
-      const branch = shortRef(p.ref);
-      const one = p.total_commits === 1;
-      let titleLink = one ? (p.commits[0]?.url ?? '') : p.compare_url;
-      if (!titleLink) titleLink = `${p.repository.html_url}/src/${pathEscapeSegments(branch)}`;
-      const title = `[${p.repository.full_name}:${branch}] ${one ? '1 new commit' : `${p.total_commits} new commits`}`;
+      const { branch, titleLink, count } = pushSummary(p);
+      const title = `[${p.repository.full_name}:${branch}] ${count}`;
       const text = p.commits.map((c) => `[${c.id.slice(0, 7)}](${c.url}) ${c.message.replace(/[\r\n]+$/, '')} - ${c.author.name}`).join('\n\n');
       return card(p.repository, p.sender, title, text, titleLink, colors.green, { name: 'Commit count:', value: String(p.total_commits) });
     },

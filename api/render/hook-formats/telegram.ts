@@ -1,6 +1,6 @@
 import {
   escapeHtml, htmlLinkFormatter as link, issueCommentPayloadInfo, issuesPayloadInfo, packagePayloadInfo, pathEscapeSegments, pullRequestPayloadInfo,
-  releasePayloadInfo, reviewVerdict, shortRef, wikiPayloadInfo,
+  releasePayloadInfo, reviewVerdict, shortRef, wikiPayloadInfo, pushSummary,
 } from './general.js';
 import type { Convertor, FormatContext } from './convertor.js';
 
@@ -17,11 +17,8 @@ export function telegramConvertor({ appUrl }: FormatContext): Convertor<Telegram
     delete: (p) => message(`[${repoLink(p.repository)}] ${escapeHtml(p.ref_type)} ${refLink(p.repository.html_url, p.ref)} deleted`),
     fork: (p) => message(`${escapeHtml(p.forkee.full_name)} is forked to ${repoLink(p.repository)}`),
     push(p) {
-      const branch = shortRef(p.ref);
-      const one = p.total_commits === 1;
-      let titleLink = one ? (p.commits[0]?.url ?? '') : p.compare_url;
-      if (!titleLink) titleLink = `${p.repository.html_url}/src/${pathEscapeSegments(branch)}`;
-      const title = `[${repoLink(p.repository)}:${link(titleLink, branch)}] ${one ? '1 new commit' : `${p.total_commits} new commits`}`;
+      const { branch, titleLink, count } = pushSummary(p);
+      const title = `[${repoLink(p.repository)}:${link(titleLink, branch)}] ${count}`;
       const lines = p.commits.map((c) => `[${link(c.url, c.id.slice(0, 7))}] ${escapeHtml(c.message.replace(/[\r\n]+$/, ''))} - ${escapeHtml(c.author.name)}`);
       return message(`${title}\n${lines.join('\n')}`);
     },
