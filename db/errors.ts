@@ -26,6 +26,8 @@ export const tooLarge = (message: string): HttpError => new HttpError(413, messa
 export const unsupportedMediaType = (message: string): HttpError => new HttpError(415, message);
 export const preconditionFailed = (message: string): HttpError => new HttpError(412, message);
 export const locked = (message: string): HttpError => new HttpError(423, message);
+/** A package registry's own error (the OCI distribution spec's `code` beside the message), with the status it answers. */
+export const registryError = (status: number, message: string, code: string): HttpError => new HttpError(status, message, { code });
 
 /** PostgreSQL's unique_violation: a concurrent writer won the race for the same name. */
 export function isUniqueViolation(error: unknown): boolean {

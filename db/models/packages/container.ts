@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BlobStore } from '../../blob-store.js';
 import type { Queryable, Tx } from '../../data-source.js';
-import { HttpError } from '../../errors.js';
+import { registryError, type HttpError } from '../../errors.js';
 import type { Config } from '../../process/config.js';
 import type { UserRow } from '../users/user-row.js';
 import { releaseBlobs, toBlobRow, type PackageBlobRow, type PackageUpload } from './blobs.js';
@@ -43,7 +43,7 @@ export type OciCode = keyof typeof ociCodes;
 
 export function ociError(code: OciCode, message?: string, status?: number): HttpError {
   const [defaultStatus, defaultMessage] = ociCodes[code];
-  return new HttpError(status ?? defaultStatus, message ?? defaultMessage, { code });
+  return registryError(status ?? defaultStatus, message ?? defaultMessage, code);
 }
 
 // ---- manifests
