@@ -34,7 +34,12 @@ async function main(): Promise<number> {
   if (!adminUrl) {
     scratch = mkdtempSync(path.join(os.tmpdir(), 'hearth-test-'));
     chmodSync(scratch, 0o755);
-    embedded = await startEmbeddedPostgres({ dir: path.join(scratch, 'db'), port: await freePort() });
+    // A throwaway cluster: nothing in it must survive a crash, so commits need not wait for the disk.
+    embedded = await startEmbeddedPostgres({
+      dir: path.join(scratch, 'db'),
+      port: await freePort(),
+      settings: { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' },
+    });
     adminUrl = embedded.url;
   }
   const template = `hearth_tpl_${process.pid}`;

@@ -18,6 +18,8 @@ export interface EmbeddedOptions {
   log?: (line: string) => void;
   /** As root: each directory whose mode was widened (o+x) so that the `postgres` user can reach the cluster. */
   onTraversalOpened?: (dir: string, mode: string) => void;
+  /** Extra server settings (`-c name=value`), e.g. the test suite's throwaway cluster turns durability off. */
+  settings?: Record<string, string>;
 }
 
 const user = 'hearth';
@@ -27,7 +29,7 @@ const password = 'hearth';
  * Starts (initialising on first use) a PostgreSQL cluster under `dir`. As root, PostgreSQL refuses to run,
  * so the cluster belongs to the `postgres` system user, created when missing.
  */
-export async function startEmbeddedPostgres({ dir, port, log = () => undefined, onTraversalOpened = () => undefined }: EmbeddedOptions): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres({ dir, port, log = () => undefined, onTraversalOpened = () => undefined, settings = {} }: EmbeddedOptions): Promise<EmbeddedDatabase> {
   const asRoot = userInfo().uid === 0;
   await mkdir(path.dirname(dir), { recursive: true });
   if (asRoot) await ensurePostgresOwns(dir, onTraversalOpened);
@@ -39,7 +41,8 @@ export async function startEmbeddedPostgres({ dir, port, log = () => undefined, 
     persistent: true,
     createPostgresUser: asRoot,
     initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300',
+      ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`])],
     onLog: log,
     onError: (error) => log(String(error)),
   });
