@@ -23,11 +23,13 @@ const mailPayload = z.object({
 export type MailPayload = z.infer<typeof mailPayload>;
 
 const objectId = z.string().regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/);
+/** A user's id, or the actions bot's (-2, Gitea's ActionsUserID), which pushes with a task token. */
+const doerId = z.number().int().refine((id) => id > 0 || id === -2, 'a user id');
 const branchSyncPayload = z.object({
   /** One id per accepted push: the sync emits that push's events once, however often the job runs. */
   pushId: z.uuid(),
   repoId: z.number().int().positive(),
-  pusherId: z.number().int().positive(),
+  pusherId: doerId,
   updates: z.array(z.object({ ref: z.string().min(1), oldSha: objectId, newSha: objectId })).min(1),
 });
 export type BranchSyncPayload = z.infer<typeof branchSyncPayload>;

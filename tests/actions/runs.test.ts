@@ -3,7 +3,7 @@ import { inTx } from '../../db/data-source.js';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { startHearth } from '../helpers/hearth.js';
-import { actionsHearth, makeBot, push, runsOf } from './run-helpers.js';
+import { actionsHearth, push, runsOf } from './run-helpers.js';
 
 const ci = `name: CI
 on:
@@ -106,22 +106,6 @@ test('a workflow file that does not parse is recorded on a failed run and shown,
   t.is(jobs.body.total_count, 0);
   await push(h, repo, { '.github/workflows/nojobs.yml': 'on: push\n' });
   t.true((await runsOf(h, repo)).some((r) => r.workflow_path === '.github/workflows/nojobs.yml' && r.parse_error === 'the workflow has no jobs'));
-});
-
-test("the bot user's own push triggers nothing", async (t) => {
-  const h = await actionsHearth(t);
-  const alice = await h.createUser('alice');
-  const repo = await build.repo(h, alice, { name: 'app', autoInit: true });
-  await push(h, repo, { '.gitea/workflows/ci.yml': 'on: push\njobs:\n  a:\n    runs-on: x\n    steps: [{run: echo}]\n' });
-  t.is((await runsOf(h, repo)).length, 1);
-  const bot = await makeBot(h);
-  await h.store.db.query('INSERT INTO collaboration (repo_id, user_id, mode) VALUES ($1, $2, 2)', [repo.id, bot.id]);
-  await push(h, repo, { 'by-bot.txt': 'made by a workflow\n' }, { by: bot });
-  const events = await h.store.db.query<{ doer_id: string }>(`SELECT doer_id FROM domain_event WHERE kind = 'push' ORDER BY id`);
-  t.is(Number(events.at(-1)?.doer_id), bot.id, 'the push was recorded as the bot\'s');
-  t.is((await runsOf(h, repo)).length, 1);
-  await push(h, repo, { 'by-alice.txt': 'made by alice\n' });
-  t.is((await runsOf(h, repo)).length, 2);
 });
 
 test('with actions off, pushes start nothing and the routes answer 404; the repository unit switches them too', async (t) => {
