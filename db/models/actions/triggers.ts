@@ -114,9 +114,7 @@ async function commitTitle(git: GitStore, repo: RepoRow, sha: string): Promise<s
  */
 export async function defaultBranchChanged(tx: Tx, git: GitStore, enabled: boolean, repo: RepoRow, doerId: number | null): Promise<void> {
   await removePlans(tx, repo.id);
-  if (!actionsActive(enabled, repo)) return;
-  const head = await git.open(repo).branchHead(repo.default_branch);
-  if (head) await planFromDefaultBranch(tx, git, repo, head, doerId);
+  await replanFromDefaultBranch(tx, git, enabled, repo, doerId);
 }
 
 /**
@@ -129,6 +127,24 @@ export async function actionsUnitChanged(tx: Tx, git: GitStore, enabled: boolean
     return;
   }
   await defaultBranchChanged(tx, git, enabled, repo, doerId);
+}
+
+/** The repository's plans made from the head of its default branch; none while its actions are off. */
+export async function replanFromDefaultBranch(tx: Tx, git: GitStore, enabled: boolean, repo: RepoRow, doerId: number | null): Promise<void> {
+  if (!actionsActive(enabled, repo)) return;
+  const head = await git.open(repo).branchHead(repo.default_branch);
+  if (head) await planFromDefaultBranch(tx, git, repo, head, doerId);
+}
+
+/**
+ * After actions were switched on again for the instance: the plans of one repository made anew from its default
+ * branch. The row is read under a share lock, so a concurrent switch of its actions unit is seen.
+ */
+export async function replanRepository(tx: Tx, git: GitStore, enabled: boolean, repoId: number): Promise<boolean> {
+  const [repo] = await tx.query<RepoRow>('SELECT * FROM repository WHERE id = $1 FOR SHARE', [repoId]);
+  if (!repo) return false;
+  await replanFromDefaultBranch(tx, git, enabled, repo, null);
+  return true;
 }
 
 export interface PullRequestTrigger {
