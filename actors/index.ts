@@ -9,6 +9,7 @@ import { notifier } from './notifier.js';
 import { webhookDelivery } from './webhook-delivery.js';
 import { actionsTrigger } from './actions-trigger.js';
 import { schedulePlanner } from './schedule-planner.js';
+import { actionsReplan } from './actions-replan.js';
 import { autoMerge } from './auto-merge.js';
 import { containerCleanup } from './container-cleanup.js';
 
@@ -16,5 +17,5 @@ import { containerCleanup } from './container-cleanup.js';
 export const allActors: Actor[] = [
   mailer as Actor, branchSync as Actor, migrate as Actor, mirrorSync as Actor, pushMirror as Actor, updateMirrors as Actor,
   notifier as Actor, webhookDelivery as Actor, actionsTrigger as Actor, schedulePlanner as Actor, autoMerge as Actor,
-  containerCleanup as Actor,
+  containerCleanup as Actor, actionsReplan as Actor,
 ];

@@ -12,7 +12,7 @@ import { upsertThreads, type ThreadChange } from '../db/models/notifications/not
 import { loadIssueAudience, type AudienceMember } from '../db/views/issue-audience.js';
 import { renderIssueMail, type IssueMailAction } from '../api/render/issue-mail.js';
 import { enqueue, enqueueMany } from '../jobs/queue.js';
-import { actionsEventKinds } from '../db/models/actions/triggers.js';
+import { wantsActions } from '../db/models/actions/triggers.js';
 import type { MailPayload } from '../jobs/catalogue.js';
 import { userTypes, type UserRow } from '../db/models/users/user-row.js';
 import { accessLevel, loadPushView, repoViewWithMode } from '../db/views/hook-sources.js';
@@ -325,8 +325,8 @@ export const notifier: Actor<'notify'> = {
     const deliveries = await fanout.hooks(event, deps);
     const tasks = (await Promise.all(deliveries.map((d) => hookTasksFor(deps.db, deps.config.rootUrl, event, d)))).flat();
     const notices = fanout.notification ? await noticesFor(deps, event, fanout.notification) : null;
-    // push and default-branch events also go to the actions area (runs and schedule plans), while actions are on
-    const forActions = deps.config.actions.enabled && actionsEventKinds.includes(event.kind);
+    // pushes, pull request and default-branch events also go to the actions area (runs and plans), while actions are on
+    const forActions = deps.config.actions.enabled && wantsActions(event);
     if (tasks.length === 0 && !notices && !forActions) return 'skipped';
     await inTx(deps, async (tx) => {
       if (forActions) await enqueue(tx, 'actions-trigger', { eventId });

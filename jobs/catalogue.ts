@@ -23,11 +23,13 @@ const mailPayload = z.object({
 export type MailPayload = z.infer<typeof mailPayload>;
 
 const objectId = z.string().regex(/^([0-9a-f]{40}|[0-9a-f]{64})$/);
+/** A user's id, or the actions bot's (-2, Gitea's ActionsUserID), which pushes with a task token. */
+const doerId = z.number().int().refine((id) => id > 0 || id === -2, 'a user id');
 const branchSyncPayload = z.object({
   /** One id per accepted push: the sync emits that push's events once, however often the job runs. */
   pushId: z.uuid(),
   repoId: z.number().int().positive(),
-  pusherId: z.number().int().positive(),
+  pusherId: doerId,
   updates: z.array(z.object({ ref: z.string().min(1), oldSha: objectId, newSha: objectId })).min(1),
 });
 export type BranchSyncPayload = z.infer<typeof branchSyncPayload>;
@@ -60,6 +62,8 @@ export type WebhookDeliveryPayload = z.infer<typeof webhookDeliveryPayload>;
 
 const actionsTriggerPayload = z.object({ eventId: z.number().int().positive() });
 export type ActionsTriggerPayload = z.infer<typeof actionsTriggerPayload>;
+const actionsReplanPayload = z.object({ repoId: z.number().int().positive() });
+export type ActionsReplanPayload = z.infer<typeof actionsReplanPayload>;
 /** One firing of a schedule plan in its time slot (an ISO timestamp). */
 const schedulePlannerPayload = z.object({ planId: z.number().int().positive(), slot: z.iso.datetime({ offset: true }) });
 export type SchedulePlannerPayload = z.infer<typeof schedulePlannerPayload>;
@@ -149,6 +153,13 @@ export const jobs = {
     singletonKey: (payload) => `actions-event-${payload.eventId}`,
     concurrency: 2,
   } satisfies JobDefinition<ActionsTriggerPayload>,
+  // One per repository with actions when a worker starts with actions switched on again: its plans made anew.
+  'actions-replan': {
+    name: 'actions-replan',
+    payload: actionsReplanPayload,
+    queue: { retryLimit: 3, retryDelay: 10, retryBackoff: true, expireInSeconds: 300 },
+    concurrency: 2,
+  } satisfies JobDefinition<ActionsReplanPayload>,
   // Queued by the actions clock of each worker for each due plan; the run is unique per plan and slot.
   'schedule-planner': {
     name: 'schedule-planner',

@@ -1,7 +1,7 @@
 import { schedule, type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import { inTx, type Store } from '../db/data-source.js';
-import { duePlans, removeAllPlans } from '../db/models/actions/schedules.js';
+import { applyActionsSwitch, duePlans } from '../db/models/actions/schedules.js';
 import type { Config } from '../db/process/config.js';
 import { enqueue } from '../jobs/queue.js';
 
@@ -19,20 +19,23 @@ export async function enqueueDuePlans(store: Pick<Store, 'ds' | 'boss' | 'db'>, 
 }
 
 /**
- * The worker's actions clock (node-cron, every minute). With [actions] ENABLED off there is no clock, and the
- * instance's plans are removed and its scheduled runs cancelled at start.
+ * The worker's actions clock (node-cron, every minute), which also ticks once at start, so plans that fell due
+ * while no worker ran fire without waiting for the next minute. At start the instance's switch is applied first:
+ * with [actions] ENABLED off there is no clock, and the instance's plans are removed and its scheduled runs
+ * cancelled; switched on again, every repository's plans are made anew from its default branch.
  */
 export async function startActionsClock(store: Pick<Store, 'ds' | 'boss' | 'db'>, config: Config, log: Logger): Promise<ScheduledTask | null> {
-  if (!config.actions.enabled) {
-    await inTx(store, (tx) => removeAllPlans(tx));
-    return null;
-  }
-  return schedule('* * * * *', async () => {
+  const replans = await inTx(store, (tx) => applyActionsSwitch(tx, config.actions.enabled));
+  if (replans > 0) log.info({ repositories: replans }, 'actions switched on: schedule plans are made anew');
+  if (!config.actions.enabled) return null;
+  const tick = async (): Promise<void> => {
     try {
       const queued = await enqueueDuePlans(store);
       if (queued > 0) log.info({ queued }, 'schedule plans due');
     } catch (error) {
       log.error({ err: error }, 'actions clock tick failed');
     }
-  }, { timezone: 'UTC', noOverlap: true, name: 'actions-clock' });
+  };
+  await tick();
+  return schedule('* * * * *', tick, { timezone: 'UTC', noOverlap: true, name: 'actions-clock' });
 }

@@ -2,6 +2,8 @@ import { BlockList, isIPv4 } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import { verifyPassword } from '../../db/crypto.js';
 import { forbidden, unauthorized } from '../../db/errors.js';
+import { authenticateTaskToken } from '../../db/models/actions/bot.js';
+import { normalizeScopes } from '../../db/scopes.js';
 import { authenticateToken } from '../../db/models/users/tokens.js';
 import { checkTotp } from '../../db/models/users/two-factor.js';
 import { findUserByLogin, findUserByName } from '../../db/models/users/users.js';
@@ -68,9 +70,23 @@ async function resolveCaller(deps: Deps, trusted: BlockList, req: Request, res: 
 
 async function byToken(deps: Deps, token: string, method: 'token' | 'query'): Promise<Caller> {
   const found = await authenticateToken(deps.db, token.trim());
-  if (!found) throw unauthorized(badCredentials);
-  return signedIn({ user: found.user, method, scope: found.scope, tokenId: found.tokenId });
+  if (found) return signedIn({ user: found.user, method, scope: found.scope, tokenId: found.tokenId });
+  const bot = await byTaskToken(deps, token.trim(), method);
+  if (!bot) throw unauthorized(badCredentials);
+  return bot;
 }
+
+/**
+ * A running task's token (GITEA_TOKEN in a workflow), tried after access tokens as Gitea does: the actions bot,
+ * with what a workflow needs (repositories, their issues and packages; reading users and organizations).
+ */
+async function byTaskToken(deps: Deps, token: string, method: 'token' | 'query'): Promise<Caller | null> {
+  if (!deps.config.actions.enabled) return null;
+  const bot = await authenticateTaskToken(deps.db, token);
+  return bot ? signedIn({ user: bot, method, scope: taskTokenScope, tokenId: null }) : null;
+}
+
+const taskTokenScope = normalizeScopes(['write:repository', 'write:issue', 'write:package', 'read:user', 'read:organization', 'read:misc']);
 
 async function byBasic(deps: Deps, encoded: string, otp: string | undefined): Promise<Caller> {
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
@@ -83,6 +99,8 @@ async function byBasic(deps: Deps, encoded: string, otp: string | undefined): Pr
     if (!/^[0-9a-f]{40}$/.test(candidate)) continue;
     const found = await authenticateToken(deps.db, candidate);
     if (found) return signedIn({ user: found.user, method: 'token', scope: found.scope, tokenId: found.tokenId });
+    const bot = await byTaskToken(deps, candidate, 'token');
+    if (bot) return bot;
   }
   const user = await findUserByLogin(deps.db, login);
   if (!user || !(await verifyPassword(password, user))) throw unauthorized(badCredentials);

@@ -137,6 +137,8 @@ export async function findRepoAndAccess(db: Queryable, ownerName: string, repoNa
 }
 
 function modeFrom(owner: UserRow, user: UserRow | null, repo: RepoRow, member: boolean, collaboration: number | null, team: number | null): AccessMode {
+  // a task token: its run's repository and nothing else, even public ones (Gitea's repoAssignment for the actions user)
+  if (user?.actions_task) return user.actions_task.repo_id === repo.id ? user.actions_task.mode : accessModes.none;
   if (user && user.id === repo.owner_id) return accessModes.owner;
   if (user?.is_admin) return accessModes.admin;
   const ownerVisible = isOwnerVisible(visibilities[owner.visibility], user, member);

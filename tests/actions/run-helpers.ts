@@ -1,7 +1,6 @@
 import type { ExecutionContext } from 'ava';
 import { Ajv } from 'ajv';
 import type { RepoRow } from '../../db/models/repos/repo-row.js';
-import { actionsBotName } from '../../db/models/actions/triggers.js';
 import { toUserRow, type UserRow } from '../../db/models/users/user-row.js';
 import { inTx } from '../../db/data-source.js';
 import { accessModeOf } from '../../db/models/access.js';
@@ -36,12 +35,40 @@ export async function push(h: TestHearth, repo: RepoRow, files: Record<string, s
   return written.commitId;
 }
 
-/** The bot user's row, as Hearth would make it: its name is reserved, so the test inserts it. */
-export async function makeBot(h: TestHearth): Promise<UserRow> {
-  const [raw] = await h.store.db.query(
-    `INSERT INTO "user" (lower_name, name, email, prohibit_login) VALUES ($1, $1, 'actions@hearth.invalid', true) RETURNING *`, [actionsBotName],
-  );
-  return toUserRow(raw);
+export interface Runner {
+  uuid: string;
+  token: string;
+}
+
+/** A runner's Connect call in JSON: the answer's status and body. */
+export async function json(h: TestHearth, procedure: string, body: unknown, runner?: Runner): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${h.rootUrl}api/actions/${procedure}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'connect-protocol-version': '1', ...(runner ? { 'x-runner-uuid': runner.uuid, 'x-runner-token': runner.token } : {}) },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : null };
+}
+
+/** A runner of the repository `owner/repo`, registered (JSON) with the token its administrator `auth` was issued. */
+export async function registerRunner(h: TestHearth, auth: string, owner: string, repo: string, labels = ['ubuntu-latest']): Promise<Runner> {
+  const issued = await h.call('GET', `/repos/${owner}/${repo}/runners/registration-token`, { auth });
+  if (issued.status !== 200) throw new Error(`no registration token: ${issued.status}`);
+  const registered = await json(h, 'runner.v1.RunnerService/Register', { name: `runner-${repo}`, token: issued.body.token, labels });
+  if (registered.status !== 200) throw new Error(`registration failed: ${JSON.stringify(registered.body)}`);
+  return { uuid: registered.body.runner.uuid, token: registered.body.runner.token };
+}
+
+/** The task FetchTask hands the runner (JSON field names), or null when nothing waits for it. */
+export async function fetchTask(h: TestHearth, runner: Runner): Promise<any> {
+  return (await json(h, 'runner.v1.RunnerService/FetchTask', {}, runner)).body.task ?? null;
+}
+
+/** Reports the task finished with `result` (RESULT_SUCCESS, RESULT_FAILURE, ...). */
+export async function finishTask(h: TestHearth, runner: Runner, taskId: string, result = 'RESULT_SUCCESS'): Promise<void> {
+  const answer = await json(h, 'runner.v1.RunnerService/UpdateTask', { state: { id: taskId, result } }, runner);
+  if (answer.status !== 200) throw new Error(`UpdateTask failed: ${JSON.stringify(answer.body)}`);
 }
 
 export const runsOf = async (h: TestHearth, repo: RepoRow): Promise<{ workflow_path: string; status: string; event: string; is_scheduled: boolean; parse_error: string | null }[]> =>

@@ -5,6 +5,7 @@ import { findRegistrationToken, resetRegistrationToken } from '../../db/models/a
 import { ownerScope } from '../../db/models/actions/scope.js';
 import { build } from '../helpers/build.js';
 import { startHearth } from '../helpers/hearth.js';
+import { fetchTask, json, push, type Runner } from './run-helpers.js';
 
 const enabled = { HEARTH__actions__ENABLED: 'true' };
 
@@ -86,4 +87,54 @@ test('registration tokens are refused to anonymous callers and to users who do n
     t.is((await off.call('GET', path, { auth: root.bearer })).status, 404, path);
   }
   t.is((await off.store.db.query('SELECT 1 FROM action_runner_token')).length, 0);
+});
+
+test('runners belong to the level that registered them: each level lists and deletes its own, the instance every one; jobs go to runners in scope', async (t) => {
+  const hearth = await startHearth(t, enabled);
+  const root = await hearth.createUser('root', { admin: true });
+  const alice = await hearth.createUser('alice');
+  const bob = await hearth.createUser('bob');
+  await build.org(hearth, alice, { name: 'acme' });
+  const tool = await build.repo(hearth, alice, { name: 'tool', autoInit: true });
+  const register = async (tokenPath: string, auth: string, name: string): Promise<Runner & { id: string }> => {
+    const token = (await hearth.call('GET', tokenPath, { auth })).body.token;
+    const answer = await json(hearth, 'runner.v1.RunnerService/Register', { name, token, labels: ['ubuntu-latest'] });
+    return { uuid: answer.body.runner.uuid, token: answer.body.runner.token, id: answer.body.runner.id };
+  };
+  const instance = await register('/admin/runners/registration-token', root.bearer, 'everywhere');
+  const org = await register('/orgs/acme/actions/runners/registration-token', alice.bearer, 'acme-runner');
+  const user = await register('/user/actions/runners/registration-token', alice.bearer, 'alice-runner');
+  const repo = await register('/repos/alice/tool/runners/registration-token', alice.bearer, 'tool-runner');
+
+  const names = async (path: string, auth: string): Promise<string[]> => {
+    const answer = await hearth.call('GET', path, { auth });
+    t.is(answer.status, 200, path);
+    t.is(answer.body.total_count, answer.body.runners.length);
+    return answer.body.runners.map((r: { name: string }) => r.name);
+  };
+  t.deepEqual(await names('/admin/actions/runners', root.bearer), ['everywhere', 'acme-runner', 'alice-runner', 'tool-runner']);
+  t.deepEqual(await names('/orgs/acme/actions/runners', alice.bearer), ['acme-runner']);
+  t.deepEqual(await names('/user/actions/runners', alice.bearer), ['alice-runner']);
+  t.deepEqual(await names('/repos/alice/tool/actions/runners', alice.bearer), ['tool-runner']);
+  t.deepEqual(await names('/user/actions/runners', bob.bearer), []);
+  t.is((await hearth.call('GET', '/admin/actions/runners', { auth: alice.bearer })).status, 403);
+  t.is((await hearth.call('GET', '/orgs/acme/actions/runners', { auth: bob.bearer })).status, 403);
+  t.is((await hearth.call('GET', '/repos/alice/tool/actions/runners', { auth: bob.bearer })).status, 403);
+  t.is((await hearth.call('GET', '/repos/alice/tool/actions/runners')).status, 401);
+
+  // a job of alice's repository: not for the organization's runner; for hers, the repository's and the instance's
+  await push(hearth, tool, { '.gitea/workflows/ci.yml': 'on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps: [{run: echo}]\n' });
+  t.is(await fetchTask(hearth, org), null);
+  t.truthy(await fetchTask(hearth, user));
+
+  t.is((await hearth.call('DELETE', `/orgs/acme/actions/runners/${repo.id}`, { auth: alice.bearer })).status, 404, 'not the organization\'s runner');
+  t.is((await hearth.call('DELETE', `/user/actions/runners/${org.id}`, { auth: alice.bearer })).status, 404);
+  t.is((await hearth.call('DELETE', `/orgs/acme/actions/runners/${org.id}`, { auth: alice.bearer })).status, 204);
+  t.is((await hearth.call('DELETE', `/admin/actions/runners/${user.id}`, { auth: root.bearer })).status, 204);
+  t.is((await hearth.call('DELETE', `/user/actions/runners/${user.id}`, { auth: alice.bearer })).status, 404);
+  t.deepEqual(await names('/admin/actions/runners', root.bearer), ['everywhere', 'tool-runner']);
+  t.is((await json(hearth, 'runner.v1.RunnerService/FetchTask', {}, org)).body.code, 'unauthenticated');
+  const [job] = await hearth.store.db.query<{ status: string }>('SELECT status FROM action_run_job');
+  t.is(job.status, 'cancelled', 'the deleted runner\'s job ends cancelled');
+  t.truthy(instance.uuid);
 });

@@ -3,23 +3,7 @@ import { encryptSecret } from '../../db/crypto.js';
 import { decodeBinary, encodeBinary, type Plain } from '../../api/actions/proto.js';
 import { build } from '../helpers/build.js';
 import type { TestHearth } from '../helpers/hearth.js';
-import { actionsHearth, definitionChecker, push } from './run-helpers.js';
-
-interface Runner {
-  uuid: string;
-  token: string;
-}
-
-/** A runner's Connect call in JSON: the answer's status and body. */
-async function json(h: TestHearth, procedure: string, body: unknown, runner?: Runner): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${h.rootUrl}api/actions/${procedure}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'connect-protocol-version': '1', ...(runner ? { 'x-runner-uuid': runner.uuid, 'x-runner-token': runner.token } : {}) },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : null };
-}
+import { actionsHearth, definitionChecker, json, push, type Runner } from './run-helpers.js';
 
 /** The same call in binary protobuf: the request encoded as `input`, the answer decoded as `output` (or a Connect error in JSON). */
 async function proto(h: TestHearth, procedure: string, input: string | Uint8Array, message: Plain, output: string, runner?: Runner): Promise<{ status: number; body: any }> {

@@ -3,7 +3,7 @@ import { inTx } from '../../db/data-source.js';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { startHearth } from '../helpers/hearth.js';
-import { actionsHearth, makeBot, push, runsOf } from './run-helpers.js';
+import { actionsHearth, fetchTask, finishTask, push, registerRunner, runsOf } from './run-helpers.js';
 
 const ci = `name: CI
 on:
@@ -108,22 +108,6 @@ test('a workflow file that does not parse is recorded on a failed run and shown,
   t.true((await runsOf(h, repo)).some((r) => r.workflow_path === '.github/workflows/nojobs.yml' && r.parse_error === 'the workflow has no jobs'));
 });
 
-test("the bot user's own push triggers nothing", async (t) => {
-  const h = await actionsHearth(t);
-  const alice = await h.createUser('alice');
-  const repo = await build.repo(h, alice, { name: 'app', autoInit: true });
-  await push(h, repo, { '.gitea/workflows/ci.yml': 'on: push\njobs:\n  a:\n    runs-on: x\n    steps: [{run: echo}]\n' });
-  t.is((await runsOf(h, repo)).length, 1);
-  const bot = await makeBot(h);
-  await h.store.db.query('INSERT INTO collaboration (repo_id, user_id, mode) VALUES ($1, $2, 2)', [repo.id, bot.id]);
-  await push(h, repo, { 'by-bot.txt': 'made by a workflow\n' }, { by: bot });
-  const events = await h.store.db.query<{ doer_id: string }>(`SELECT doer_id FROM domain_event WHERE kind = 'push' ORDER BY id`);
-  t.is(Number(events.at(-1)?.doer_id), bot.id, 'the push was recorded as the bot\'s');
-  t.is((await runsOf(h, repo)).length, 1);
-  await push(h, repo, { 'by-alice.txt': 'made by alice\n' });
-  t.is((await runsOf(h, repo)).length, 2);
-});
-
 test('with actions off, pushes start nothing and the routes answer 404; the repository unit switches them too', async (t) => {
   const h = await startHearth(t);
   const alice = await h.createUser('alice');
@@ -140,4 +124,37 @@ test('with actions off, pushes start nothing and the routes answer 404; the repo
   await push(on, other, { '.gitea/workflows/ci.yml': 'on: push\njobs:\n  a:\n    runs-on: x\n    steps: [{run: echo}]\n' });
   t.is((await runsOf(on, other)).length, 0);
   t.is((await on.call('GET', '/repos/bob/app/actions/runs', { auth: bob.bearer })).status, 404);
+});
+
+test("a team without the actions unit cannot see a private repository's runs; one with it can", async (t) => {
+  const h = await actionsHearth(t);
+  const alice = await h.createUser('alice');
+  const bob = await h.createUser('bob');
+  const carol = await h.createUser('carol');
+  const org = await build.org(h, alice, { name: 'acme' });
+  const repo = await build.repo(h, org, { name: 'app', autoInit: true, private: true, by: alice.user });
+  await build.team(h, org, { name: 'coders', permission: 'read', units: ['repo.code'], members: [bob], repos: [repo] });
+  await build.team(h, org, { name: 'ci', unitsMap: { 'repo.code': 'read', 'repo.actions': 'read' }, members: [carol], repos: [repo] });
+  await push(h, repo, { '.gitea/workflows/ci.yml': 'on: push\njobs:\n  a:\n    runs-on: x\n    steps: [{run: echo}]\n' }, { by: alice.user });
+  t.is((await h.call('GET', '/repos/acme/app/actions/runs', { auth: bob.bearer })).status, 403);
+  const seen = await h.call('GET', '/repos/acme/app/actions/runs', { auth: carol.bearer });
+  t.is(seen.status, 200);
+  t.is(seen.body.total_count, 1);
+  t.is((await h.call('POST', '/repos/acme/app/actions/workflows/ci.yml/dispatches', { auth: carol.bearer, body: { ref: 'main' } })).status, 403, 'reading is not writing');
+});
+
+test('a job whose needs failed is skipped, and so are the jobs that need it; the run fails', async (t) => {
+  const h = await actionsHearth(t);
+  const alice = await h.createUser('alice');
+  const repo = await build.repo(h, alice, { name: 'app', autoInit: true });
+  const runner = await registerRunner(h, alice.bearer, 'alice', 'app');
+  await push(h, repo, { '.gitea/workflows/ci.yml': ci.replace('on:\n  push:\n    branches: [main]', 'on: push') + '  deploy:\n    needs: test\n    runs-on: ubuntu-latest\n    steps: [{run: echo}]\n' });
+  const build1 = await fetchTask(h, runner);
+  t.is(build1.context.job, 'build');
+  await finishTask(h, runner, build1.id, 'RESULT_FAILURE');
+  t.is(await fetchTask(h, runner), null, 'nothing left to run');
+  const [run] = (await h.call('GET', '/repos/alice/app/actions/runs', { auth: alice.bearer })).body.workflow_runs;
+  t.like(run, { status: 'completed', conclusion: 'failure' });
+  const jobs = (await h.call('GET', `/repos/alice/app/actions/runs/${run.id}/jobs`, { auth: alice.bearer })).body.jobs;
+  t.deepEqual(jobs.map((j: { name: string; conclusion: string }) => [j.name, j.conclusion]), [['build', 'failure'], ['test', 'skipped'], ['deploy', 'skipped']]);
 });

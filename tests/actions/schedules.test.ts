@@ -1,4 +1,5 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
+import pg from 'pg';
 import { pino } from 'pino';
 import { schedulePlanner } from '../../actors/schedule-planner.js';
 import { build } from '../helpers/build.js';
@@ -7,6 +8,7 @@ import { actorDeps } from '../../workers/subscribe.js';
 import { enqueueDuePlans, startActionsClock } from '../../workers/actions-clock.js';
 import type { TestHearth } from '../helpers/hearth.js';
 import type { RepoRow } from '../../db/models/repos/repo-row.js';
+import { killAll, launch, type Launcher } from '../helpers/processes.js';
 import { actionsHearth, definitionChecker, push, runsOf } from './run-helpers.js';
 
 const nightly = (cron: string): string => `on:
@@ -100,9 +102,18 @@ test('the state table: disabling the unit removes plans and cancels scheduled ru
   t.is(clock, null);
   t.is((await plansOf(h, repo)).length, 0);
   t.false((await runsOf(h, repo)).some((r) => r.status === 'waiting'));
+
+  // enabled globally again: the next worker to start makes the plans anew from the default branch; later starts queue nothing
+  const restarted = await startActionsClock(h.store, h.config, pino({ level: 'silent' }));
+  t.teardown(() => restarted?.stop());
+  t.deepEqual((await drain(h, 'actions-replan')).map((job) => job.outcome), ['done']);
+  t.deepEqual((await plansOf(h, repo)).map((p) => p.workflow_path), ['.gitea/workflows/nightly.yml', '.gitea/workflows/other.yml']);
+  await (await startActionsClock(h.store, h.config, pino({ level: 'silent' })))?.stop();
+  t.deepEqual(await drain(h, 'actions-replan'), []);
+  t.is((await plansOf(h, repo)).length, 2);
 });
 
-test('two clocks and two workers fire one plan slot once', async (t) => {
+test('two firings of one plan slot at once, from two clocks, make one run', async (t) => {
   const h = await actionsHearth(t);
   const alice = await h.createUser('alice');
   const repo = await build.repo(h, alice, { name: 'app', autoInit: true, defaultBranch: 'main' });
@@ -113,7 +124,7 @@ test('two clocks and two workers fire one plan slot once', async (t) => {
   // two clocks tick at the same moment: each queues the due plan (or finds it queued)
   const queued = await Promise.all([enqueueDuePlans(h.store), enqueueDuePlans(h.store)]);
   t.deepEqual(queued, [1, 1]);
-  // two workers handle the same firing at once
+  // two handlers take the same firing at once
   const deps = actorDeps(h.store, h.config, pino({ level: 'silent' }));
   const payload = { planId: Number(plan.id), slot: slot.toISOString() };
   const outcomes = await Promise.all([schedulePlanner.handle(payload, deps), schedulePlanner.handle(payload, deps)]);
@@ -126,22 +137,63 @@ test('two clocks and two workers fire one plan slot once', async (t) => {
   t.true(next > slot, 'the plan moved past the fired slot');
 });
 
-test('two running workers, each with its clock tick, make one run of a due slot', async (t) => {
+/** A worker process (`workers/worker.ts`, as its Procfile line runs it) over the test's database, running `actors`. */
+function startWorkerProcess(t: ExecutionContext, h: TestHearth, actors: string): Launcher {
+  const worker = launch({
+    PATH: process.env.PATH,
+    DATABASE_URL: h.databaseUrl,
+    HEARTH_DATA_DIR: h.config.dataDir,
+    HEARTH__security__SECRET_KEY: h.config.security.secretKey,
+    HEARTH__actions__ENABLED: 'true',
+    HEARTH_ACTORS: actors,
+    LOG_LEVEL: 'info',
+  }, { command: [process.execPath, '--import', 'tsx', 'workers/worker.ts'] });
+  t.teardown(() => killAll([worker.child.pid!]));
+  return worker;
+}
+
+/** The worker's log lines (pino's JSON) once it logged `message`. */
+async function logOnce(worker: Launcher, message: string): Promise<Array<Record<string, unknown>>> {
+  const lines = (): Array<Record<string, unknown>> => worker.output.join('').split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+  for (const deadline = Date.now() + 90_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    if (worker.child.exitCode !== null) throw new Error(`the worker exited with ${worker.child.exitCode}:\n${worker.output.join('')}`);
+    if (lines().some((line) => line.msg === message)) return lines();
+  }
+  throw new Error(`the worker never logged "${message}":\n${worker.output.join('')}`);
+}
+
+test('two worker processes, each with its clock, fire a due plan slot once', async (t) => {
+  t.timeout(180_000);
   const h = await actionsHearth(t);
   const alice = await h.createUser('alice');
   const repo = await build.repo(h, alice, { name: 'app', autoInit: true, defaultBranch: 'main' });
   await push(h, repo, { '.gitea/workflows/nightly.yml': nightly('0 0 1 1 *') });
   await h.store.db.query(`UPDATE action_schedule SET next_run = date_trunc('minute', now()) - interval '1 minute' WHERE repo_id = $1`, [repo.id]);
-  await h.startWorker('schedule-planner');
-  await h.startWorker('schedule-planner');
-  await Promise.all([enqueueDuePlans(h.store), enqueueDuePlans(h.store)]);
-  const deadline = Date.now() + 30_000;
+
+  // both clocks tick as their workers start and each queues the due slot, while the test holds the plan's row so
+  // that no firing ends before the later worker's clock has seen the slot due
+  const holder = new pg.Client({ connectionString: h.databaseUrl });
+  await holder.connect();
+  t.teardown(() => holder.end());
+  await holder.query('BEGIN');
+  await holder.query('SELECT 1 FROM action_schedule WHERE repo_id = $1 FOR UPDATE', [repo.id]);
+  const workers = [startWorkerProcess(t, h, 'schedule-planner'), startWorkerProcess(t, h, 'schedule-planner')];
+  const logs = await Promise.all(workers.map((worker) => logOnce(worker, 'worker ready')));
+  for (const log of logs) t.true(log.some((line) => line.msg === 'schedule plans due' && line.queued === 1), 'each clock queued the slot');
+  await holder.query('COMMIT');
+
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const [{ open }] = await h.store.db.query<{ open: number }>(
       `SELECT count(*)::int AS open FROM pgboss.job WHERE name = 'schedule-planner' AND state IN ('created', 'retry', 'active')`,
     );
     if (open === 0 || Date.now() > deadline) break;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  t.deepEqual((await runsOf(h, repo)).map((r) => r.event), ['schedule']);
+  t.deepEqual((await runsOf(h, repo)).map((r) => [r.event, r.is_scheduled]), [['schedule', true]]);
+  const [{ next_run: next }] = await h.store.db.query<{ next_run: Date }>('SELECT next_run FROM action_schedule WHERE repo_id = $1', [repo.id]);
+  t.true(next > new Date(), 'the plan moved on');
+
+  for (const worker of workers) worker.child.kill('SIGTERM');
+  t.deepEqual(await Promise.all(workers.map((worker) => worker.exited)), [0, 0]);
 });

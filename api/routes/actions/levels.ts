@@ -23,7 +23,7 @@ export interface ActionsLevel {
  * With [actions] ENABLED off, actions routes answer 404 as Gitea's MustEnableActions does; a repository's routes
  * answer 404 too while its actions unit (`has_actions`) is off.
  */
-export function requireActions(ctx: Context): void {
+export function requireActions(ctx: Pick<Context, 'deps' | 'repo'>): void {
   if (!ctx.deps.config.actions.enabled) throw notFound(undefined, 'actions are disabled');
   if (ctx.repo && !isUnitEnabled(ctx.repo.repo, 'repo.actions')) throw notFound(undefined, 'actions are disabled for this repository');
 }

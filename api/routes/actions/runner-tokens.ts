@@ -19,7 +19,7 @@ export const runnerTokenRoutes: RouteDefinition[] = [
     summary: 'Get an global actions runner registration token', tag: 'admin',
     scope: 'read:admin', admin: true, responses: { 200: 'RegistrationToken', 404: 'notFound' },
     handle: async (ctx) => {
-      requireActions(ctx as Context);
+      requireActions(ctx);
       return tokenReply(ctx as Context, instanceScope);
     },
   }),

@@ -4,7 +4,7 @@ import { deleteRunner, listRunners, type RunnerLevel } from '../../../db/models/
 import type { Scope } from '../../../db/scopes.js';
 import { noContent, ok, route, type Context } from '../../http/route.js';
 import { renderRunner } from '../../render/actions-runs.js';
-import { requireActionsOn } from './runs.js';
+import { requireActions } from './levels.js';
 
 /**
  * Runner lists and removal at each level a registration token exists (Gitea 1.22 has none of these; the paths,
@@ -45,7 +45,7 @@ export const actionRunnerRoutes = levels.flatMap((l) => [
     method: 'get', path: l.base, operationId: `get${l.word}Runners`, summary: `Get the runners of this level (Hearth's own)`, tag: l.tag,
     scope: l.read, ...l.guards, paginated: true, responses: { 200: 'ActionRunnersResponse', 404: 'notFound' },
     handle: async (ctx: Context) => {
-      requireActionsOn(ctx);
+      requireActions(ctx);
       const { rows, total } = await listRunners(ctx.deps.db, l.levelOf(ctx), ctx.page!);
       return ok({ runners: rows.map(renderRunner), total_count: total });
     },
@@ -54,7 +54,7 @@ export const actionRunnerRoutes = levels.flatMap((l) => [
     method: 'delete', path: `${l.base}/{runner_id}`, operationId: `delete${l.word}Runner`, summary: `Delete a runner of this level (Hearth's own)`, tag: l.tag,
     scope: l.write, ...l.guards, ids: ['runner_id'], responses: { 204: 'empty', 404: 'notFound' },
     handle: async (ctx: Context) => {
-      requireActionsOn(ctx);
+      requireActions(ctx);
       const removed = await inTx(ctx.deps, (tx) => deleteRunner(tx, l.levelOf(ctx), ctx.ids.runner_id));
       if (!removed) throw notFound();
       return noContent();

@@ -1,22 +1,16 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
 import { notFound } from '../../../db/errors.js';
-import { isUnitEnabled } from '../../../db/models/access.js';
 import { cancelRuns, findRun, listRunJobs, listRuns, runStates, settleRun } from '../../../db/models/actions/runs.js';
 import { listSchedules } from '../../../db/models/actions/schedules.js';
 import { findTaskSteps } from '../../../db/models/actions/tasks.js';
 import { dispatchWorkflow } from '../../../db/models/actions/triggers.js';
 import { findUsersByIds } from '../../../db/models/users/users.js';
 import { limits, text } from '../../http/fields.js';
-import { noContent, ok, route, type Context } from '../../http/route.js';
+import { noContent, ok, route } from '../../http/route.js';
 import { renderJob, renderRun, renderSchedule } from '../../render/actions-runs.js';
 import { toRunner } from '../../../db/models/actions/runners.js';
-
-/** With [actions] ENABLED off, or the repository's actions unit off, actions routes answer 404 (Gitea's MustEnableActions). */
-export function requireActionsOn(ctx: Pick<Context, 'deps' | 'repo'>): void {
-  if (!ctx.deps.config.actions.enabled) throw notFound(undefined, 'actions are disabled');
-  if (ctx.repo && !isUnitEnabled(ctx.repo.repo, 'repo.actions')) throw notFound(undefined, 'actions are disabled for this repository');
-}
+import { requireActions } from './levels.js';
 
 const runsQuery = z.object({
   status: z.enum(runStates).optional(),
@@ -37,7 +31,7 @@ export const actionRunRoutes = [
     method: 'get', path: '/repos/{owner}/{repo}/actions/runs', operationId: 'getWorkflowRuns', summary: "Lists a repository's workflow runs", tag: 'repository',
     scope: 'read:repository', repo: reader, query: runsQuery, paginated: true, responses: { 200: 'ActionWorkflowRunsResponse', 422: 'validationError' },
     handle: async (ctx) => {
-      requireActionsOn(ctx);
+      requireActions(ctx);
       const { deps, repo, query, page, doer } = ctx;
       const { rows, total } = await listRuns(deps.db, repo.repo.id, { status: query.status, event: query.event, branch: query.branch, headSha: query.head_sha }, page);
       const users = await findUsersByIds(deps.db, rows.map((r) => r.trigger_user_id));
@@ -49,7 +43,7 @@ export const actionRunRoutes = [
     method: 'get', path: '/repos/{owner}/{repo}/actions/runs/{run}', operationId: 'GetWorkflowRun', summary: 'Gets a specific workflow run', tag: 'repository',
     scope: 'read:repository', repo: reader, ids: ['run'], responses: { 200: 'ActionWorkflowRun' },
     handle: async (ctx) => {
-      requireActionsOn(ctx);
+      requireActions(ctx);
       const { deps, repo, ids, doer } = ctx;
       const run = await findRun(deps.db, repo.repo.id, ids.run);
       if (!run) throw notFound();
@@ -61,7 +55,7 @@ export const actionRunRoutes = [
     method: 'get', path: '/repos/{owner}/{repo}/actions/runs/{run}/jobs', operationId: 'listWorkflowRunJobs', summary: 'Lists all jobs for a workflow run', tag: 'repository',
     scope: 'read:repository', repo: reader, ids: ['run'], paginated: true, responses: { 200: 'ActionWorkflowJobsResponse' },
     handle: async (ctx) => {
-      requireActionsOn(ctx);
+      requireActions(ctx);
       const { deps, repo, ids, page } = ctx;
       const run = await findRun(deps.db, repo.repo.id, ids.run);
       if (!run) throw notFound();
@@ -85,7 +79,7 @@ export const actionRunRoutes = [
     method: 'post', path: '/repos/{owner}/{repo}/actions/runs/{run}/cancel', operationId: 'repoCancelActionRun', summary: "Cancels a workflow run (Hearth's own)", tag: 'repository',
     scope: 'write:repository', signedIn: true, repo: { unit: 'repo.actions', mode: 'write' }, ids: ['run'], responses: { 200: 'ActionWorkflowRun' },
     handle: async (ctx) => {
-      requireActionsOn(ctx);
+      requireActions(ctx);
       const { deps, repo, ids, doer } = ctx;
       const run = await inTx(deps, async (tx) => {
         const found = await findRun(tx, repo.repo.id, ids.run);
@@ -103,7 +97,7 @@ export const actionRunRoutes = [
     scope: 'write:repository', signedIn: true, repo: { unit: 'repo.actions', mode: 'write' }, body: dispatchBody,
     responses: { 204: 'empty', 404: 'notFound', 422: 'validationError' },
     handle: async (ctx) => {
-      requireActionsOn(ctx);
+      requireActions(ctx);
       const { deps, repo, doer, params, body } = ctx;
       await inTx(deps, (tx) => dispatchWorkflow(tx, deps.git, true, repo.repo, doer, params.workflow_id, body.ref, body.inputs ?? {}));
       return noContent();
@@ -114,7 +108,7 @@ export const actionRunRoutes = [
     summary: "Lists a repository's schedule plans (Hearth's own)", tag: 'repository',
     scope: 'read:repository', repo: reader, responses: { 200: 'ActionScheduleList' },
     handle: async (ctx) => {
-      requireActionsOn(ctx);
+      requireActions(ctx);
       return ok((await listSchedules(ctx.deps.db, ctx.repo.repo.id)).map(renderSchedule));
     },
   }),

@@ -23,6 +23,8 @@ export interface RunRow {
   schedule_id: number | null;
   schedule_slot: Date | null;
   is_scheduled: boolean;
+  /** A run of a fork's pull request: its task token only reads, and it sees no secrets. */
+  is_fork_pull_request: boolean;
   status: RunState;
   parse_error: string | null;
   started: Date | null;
@@ -72,6 +74,7 @@ export interface RunTrigger {
   payload?: Record<string, unknown>;
   eventId?: number;
   schedule?: { id: number; slot: Date };
+  isForkPullRequest?: boolean;
 }
 
 /** Run indexes count per repository; concurrent creations in one repository take turns on this lock. */
@@ -87,14 +90,14 @@ export async function createRun(tx: Tx, repoId: number, workflow: Workflow, trig
   const failed = workflow.error !== null;
   const [raw] = await tx.query<Record<string, unknown>>(
     `INSERT INTO action_run (repo_id, index, workflow_path, title, trigger_user_id, event, event_payload, ref, commit_sha, trigger_event_id,
-       schedule_id, schedule_slot, is_scheduled, status, parse_error, stopped)
+       schedule_id, schedule_slot, is_scheduled, status, parse_error, is_fork_pull_request, stopped)
      VALUES ($1, (SELECT COALESCE(max(index), 0) + 1 FROM action_run WHERE repo_id = $1), $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
-       CASE WHEN $13 = 'failure' THEN now() END)
+       $15, CASE WHEN $13 = 'failure' THEN now() END)
      ON CONFLICT DO NOTHING RETURNING *`,
     [
       repoId, workflow.path, trigger.title, trigger.userId, trigger.event, JSON.stringify(trigger.payload ?? {}), trigger.ref, trigger.commitSha,
       trigger.eventId ?? null, trigger.schedule?.id ?? null, trigger.schedule?.slot ?? null, trigger.schedule !== undefined,
-      failed ? 'failure' : 'waiting', workflow.error,
+      failed ? 'failure' : 'waiting', workflow.error, trigger.isForkPullRequest ?? false,
     ],
   );
   if (!raw) return null;

@@ -1,4 +1,5 @@
 import type { Queryable, Tx } from '../../data-source.js';
+import { enqueueMany } from '../../../jobs/queue.js';
 import type { GitStore } from '../../git/store.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import { cancelRuns, createRun, type RunRow } from './runs.js';
@@ -42,10 +43,23 @@ export async function removePlans(tx: Tx, repoId: number): Promise<void> {
   await cancelRuns(tx, { repoId, scheduledOnly: true });
 }
 
-/** Every plan of the instance removed and scheduled runs cancelled: actions are off globally. */
-export async function removeAllPlans(tx: Tx): Promise<void> {
-  await tx.query('DELETE FROM action_schedule');
-  await cancelRuns(tx, { scheduledOnly: true });
+/**
+ * The instance's [actions] ENABLED as a starting worker reads it. Off: every plan goes and scheduled runs are
+ * cancelled. Switched on after being off (or for the first time): each repository with actions gets an
+ * `actions-replan` job, in this transaction, that makes its plans from its default branch. The switch is recorded,
+ * so of workers starting together, one queues the jobs. Answers how many it queued.
+ */
+export async function applyActionsSwitch(tx: Tx, enabled: boolean): Promise<number> {
+  const [switched] = await tx.query('UPDATE actions_state SET enabled = $1, changed = now() WHERE id = 1 AND enabled <> $1 RETURNING id', [enabled]);
+  if (!enabled) {
+    await tx.query('DELETE FROM action_schedule');
+    await cancelRuns(tx, { scheduledOnly: true });
+    return 0;
+  }
+  if (!switched) return 0;
+  const repos = await tx.query<{ id: number }>('SELECT id FROM repository WHERE has_actions AND NOT is_mirror AND NOT is_empty AND status = 0 ORDER BY id');
+  await enqueueMany(tx, 'actions-replan', repos.map((repo) => ({ repoId: Number(repo.id) })));
+  return repos.length;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { RepoRow } from '../repos/repo-row.js';
 import type { RunnerRow } from './runners.js';
 import { labelName, tokenHash } from './runners.js';
 import { findRunById, isDone, settleRun, toRunJob, type RunJobRow, type RunRow, type RunState } from './runs.js';
+import { ensureActionsBot } from './bot.js';
 import { secretsForRepo, variablesForRepo } from './scope.js';
 
 export interface TaskRow {
@@ -84,6 +85,7 @@ export async function fetchTask(tx: Tx, runner: RunnerRow): Promise<FetchedTask 
   );
   if (!raw) return null;
   const job = toRunJob(raw);
+  await ensureActionsBot(tx);
   const token = randomBytes(20).toString('hex');
   const [taskRaw] = await tx.query<Record<string, unknown>>(
     `INSERT INTO action_task (job_id, runner_id, repo_id, attempt, token_hash, status, started)
@@ -128,7 +130,8 @@ export interface TaskPayloadParts {
 export async function taskPayloadParts(db: Queryable, fetched: FetchedTask, secretKey: string, rootUrl: string): Promise<TaskPayloadParts> {
   const { run, job, repo, token } = fetched;
   // one after the other: `db` may be a transaction's single connection
-  const secrets = await secretsForRepo(db, repo, secretKey);
+  // a fork's pull request sees no secrets but its token (Gitea's getSecretsOfTask)
+  const secrets = run.is_fork_pull_request ? {} : await secretsForRepo(db, repo, secretKey);
   const vars = await variablesForRepo(db, repo);
   const needRows = await db.query<{ job_key: string; status: RunState; task_id: string | null }>(
     'SELECT job_key, status, task_id FROM action_run_job WHERE run_id = $1 AND job_key = ANY($2::text[])', [run.id, job.needs],
@@ -144,16 +147,24 @@ export async function taskPayloadParts(db: Queryable, fetched: FetchedTask, secr
   }
   const ownerName = owner[0]?.name ?? '';
   const refName = run.ref.replace(/^refs\/(heads|tags)\//, '');
+  const { base, head } = pullRefsOf(run);
   const context = {
     action: '', action_path: '', action_ref: '', action_repository: '', action_status: '',
-    actor: actor[0]?.name ?? '', api_url: `${rootUrl}api/v1`, base_ref: '', event: run.event_payload, event_name: run.event,
-    event_path: '', graphql_url: '', head_ref: '', job: job.job_key, ref: run.ref, ref_name: refName,
+    actor: actor[0]?.name ?? '', api_url: `${rootUrl}api/v1`, base_ref: base, event: run.event_payload, event_name: run.event,
+    event_path: '', graphql_url: '', head_ref: head, job: job.job_key, ref: run.ref, ref_name: refName,
     ref_type: run.ref.startsWith('refs/tags/') ? 'tag' : 'branch', repository: `${ownerName}/${repo.name}`, repository_owner: ownerName,
     retention_days: '90', run_attempt: String(fetched.task.attempt), run_id: String(run.id), run_number: String(run.index),
     secret_source: 'Actions', server_url: rootUrl.replace(/\/$/, ''), sha: run.commit_sha, token, workflow: run.workflow_path,
     workspace: '',
   };
   return { secrets: { ...secrets, GITEA_TOKEN: token, GITHUB_TOKEN: token }, vars, needs, context };
+}
+
+/** The branches of a pull request run's event payload (Gitea's base_ref and head_ref); empty for other runs. */
+function pullRefsOf(run: RunRow): { base: string; head: string } {
+  const pull = run.event_payload.pull_request as { base?: { ref?: unknown }; head?: { ref?: unknown } } | undefined;
+  const ref = (value: unknown): string => (typeof value === 'string' ? value : '');
+  return { base: ref(pull?.base?.ref), head: ref(pull?.head?.ref) };
 }
 
 export interface StepUpdate {

@@ -1,27 +1,63 @@
-import type { Queryable, Tx } from '../../data-source.js';
+import type { Tx } from '../../data-source.js';
 import type { EventKind } from '../../events/catalogue.js';
 import type { GitStore } from '../../git/store.js';
+import { pullHeadRef, type PullRow } from '../pulls/pull-row.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
+import { isActionsBot } from './bot.js';
 import { createRun, type RunRow } from './runs.js';
 import { actionsActive, planFromDefaultBranch, removePlans } from './schedules.js';
 import { invalid, notFound } from '../../errors.js';
-import { isDispatchable, pullRequestMatches, pushMatches, readWorkflows, workflowId, type PullRequestFacts } from './workflows.js';
+import { isDispatchable, pullRequestMatches, pushMatches, readWorkflows, workflowId } from './workflows.js';
 
-/** The bot user workflows act as (Gitea's `gitea-actions`); its name is reserved, and what it causes triggers nothing. */
-export const actionsBotName = 'hearth-actions';
+/**
+ * The activity type (what a workflow's `on.pull_request.types` names) of each pull request event, as Gitea's
+ * actions notifier sends them; the issue events count for pull requests only.
+ */
+export const pullActivities = {
+  'pull_request.opened': 'opened',
+  'pull_request.synchronized': 'synchronize',
+  'pull_request.edited': 'edited',
+  'pull_request.merged': 'closed',
+  'issue.closed': 'closed',
+  'issue.reopened': 'reopened',
+  'issue.edited': 'edited',
+  'issue.assigned': 'assigned',
+  'issue.unassigned': 'unassigned',
+  'issue.labelled': 'labeled',
+  'issue.unlabelled': 'unlabeled',
+  'issue.milestoned': 'milestoned',
+  'issue.demilestoned': 'demilestoned',
+  'pull_review.requested': 'review_requested',
+  'pull_review.request_removed': 'review_request_removed',
+} as const satisfies Partial<Record<EventKind, string>>;
+export type PullActivity = (typeof pullActivities)[keyof typeof pullActivities];
 
-export function isActionsBot(user: Pick<UserRow, 'lower_name'> | null): boolean {
-  return user?.lower_name === actionsBotName;
+/**
+ * The pull request activity of an event, or null: an issue event of an issue that is not a pull request, and an
+ * edit of anything but the title or the description (Gitea's IssueChangeTitle and IssueChangeContent), have none.
+ */
+export function pullActivityOf(event: { kind: EventKind; payload: unknown }): PullActivity | null {
+  if (!Object.hasOwn(pullActivities, event.kind)) return null;
+  const payload = event.payload as { is_pull?: boolean; previous?: { title?: string; body?: string } };
+  if (!payload.is_pull) return null;
+  if (event.kind === 'issue.edited' && payload.previous?.title === undefined && payload.previous?.body === undefined) return null;
+  return pullActivities[event.kind as keyof typeof pullActivities];
 }
 
-/** The domain events the actions area consumes (the notifier queues an `actions-trigger` job for each). */
-export const actionsEventKinds: readonly EventKind[] = ['push', 'repository.default_branch_changed'];
+/** Whether the actions area consumes an event (the notifier queues an `actions-trigger` job for each that it does). */
+export function wantsActions(event: { kind: EventKind; payload: unknown }): boolean {
+  return event.kind === 'push' || event.kind === 'repository.default_branch_changed' || pullActivityOf(event) !== null;
+}
 
 const zeroSha = /^0+$/;
 
-/** The files a push changed: those of the commits it added; null when git cannot tell (every path filter then passes). */
+/**
+ * The files of the commits from `before` (excluded) to `after`, those a push added or a pull request's since its
+ * merge base; null when git cannot tell (every path filter then passes).
+ */
 async function changedFiles(git: GitStore, repo: RepoRow, before: string, after: string): Promise<string[] | null> {
+  if (!before) return null;
   const reader = git.open(repo);
   try {
     const commits = await reader.log({ rev: after, not: zeroSha.test(before) ? undefined : before, max: 250 });
@@ -44,12 +80,14 @@ export interface PushTrigger {
 /**
  * A push: a run for each workflow of the pushed commit whose push trigger matches (a workflow file that does not
  * parse gets a failed run that says why), and for a push to the default branch, the repository's schedule plans
- * made anew from its workflows. Nothing for the bot's own pushes, deleted refs, or repositories without actions.
+ * made anew from its workflows. No runs for deleted refs, repositories without actions, or the bot's own pushes
+ * (whose pushes to the default branch still move the plans, as Gitea's notify does: plans cannot trigger cyclically).
  */
 export async function triggerPush(tx: Tx, git: GitStore, enabled: boolean, push: PushTrigger): Promise<RunRow[]> {
-  if (isActionsBot(push.doer) || !actionsActive(enabled, push.repo) || zeroSha.test(push.after)) return [];
-  const workflows = await readWorkflows(git.open(push.repo), push.after);
+  if (!actionsActive(enabled, push.repo) || zeroSha.test(push.after)) return [];
   if (push.ref === `refs/heads/${push.repo.default_branch}`) await planFromDefaultBranch(tx, git, push.repo, push.after, push.doer?.id ?? null);
+  if (isActionsBot(push.doer)) return [];
+  const workflows = await readWorkflows(git.open(push.repo), push.after);
   if (workflows.length === 0) return [];
   const files = await changedFiles(git, push.repo, push.before, push.after);
   const runs: RunRow[] = [];
@@ -76,9 +114,7 @@ async function commitTitle(git: GitStore, repo: RepoRow, sha: string): Promise<s
  */
 export async function defaultBranchChanged(tx: Tx, git: GitStore, enabled: boolean, repo: RepoRow, doerId: number | null): Promise<void> {
   await removePlans(tx, repo.id);
-  if (!actionsActive(enabled, repo)) return;
-  const head = await git.open(repo).branchHead(repo.default_branch);
-  if (head) await planFromDefaultBranch(tx, git, repo, head, doerId);
+  await replanFromDefaultBranch(tx, git, enabled, repo, doerId);
 }
 
 /**
@@ -93,39 +129,60 @@ export async function actionsUnitChanged(tx: Tx, git: GitStore, enabled: boolean
   await defaultBranchChanged(tx, git, enabled, repo, doerId);
 }
 
+/** The repository's plans made from the head of its default branch; none while its actions are off. */
+export async function replanFromDefaultBranch(tx: Tx, git: GitStore, enabled: boolean, repo: RepoRow, doerId: number | null): Promise<void> {
+  if (!actionsActive(enabled, repo)) return;
+  const head = await git.open(repo).branchHead(repo.default_branch);
+  if (head) await planFromDefaultBranch(tx, git, repo, head, doerId);
+}
+
+/**
+ * After actions were switched on again for the instance: the plans of one repository made anew from its default
+ * branch. The row is read under a share lock, so a concurrent switch of its actions unit is seen.
+ */
+export async function replanRepository(tx: Tx, git: GitStore, enabled: boolean, repoId: number): Promise<boolean> {
+  const [repo] = await tx.query<RepoRow>('SELECT * FROM repository WHERE id = $1 FOR SHARE', [repoId]);
+  if (!repo) return false;
+  await replanFromDefaultBranch(tx, git, enabled, repo, null);
+  return true;
+}
+
 export interface PullRequestTrigger {
   eventId: number;
+  /** The base repository, where the runs are made. */
   repo: RepoRow;
   doer: UserRow | null;
-  /** The pull request's head commit, whose workflows run. */
-  headSha: string;
-  headRef: string;
-  facts: PullRequestFacts;
+  pull: PullRow;
+  activity: PullActivity;
+  title: string;
+  /** Gitea's PullRequestPayload, the run's event payload. */
   payload: Record<string, unknown>;
 }
 
 /**
- * A pull request event (opened, synchronized, reopened, ...): a run for each workflow of the head commit whose
- * pull_request trigger matches. Hearth has no pull requests yet; their area calls this from its events.
+ * A pull request event: a run for each workflow of the head commit (the merged commit once merged) whose
+ * pull_request trigger matches, on `refs/pull/N/head`. Branch filters look at the base branch and path filters at the
+ * files changed since the merge base. A run of a fork's pull request gets a read-only token and no secrets. Nothing
+ * for the bot's own events.
  */
-export async function triggerPullRequest(tx: Tx, git: GitStore, enabled: boolean, pull: PullRequestTrigger): Promise<RunRow[]> {
-  if (isActionsBot(pull.doer) || !actionsActive(enabled, pull.repo)) return [];
+export async function triggerPullRequest(tx: Tx, git: GitStore, enabled: boolean, trigger: PullRequestTrigger): Promise<RunRow[]> {
+  const { repo, pull } = trigger;
+  if (isActionsBot(trigger.doer) || !actionsActive(enabled, repo)) return [];
+  const sha = pull.has_merged && pull.merged_commit_id ? pull.merged_commit_id : pull.head_commit_id;
+  if (!sha) return [];
+  const workflows = await readWorkflows(git.open(repo), sha);
+  if (workflows.length === 0) return [];
+  const files = await changedFiles(git, repo, pull.merge_base, pull.head_commit_id);
   const runs: RunRow[] = [];
-  for (const workflow of await readWorkflows(git.open(pull.repo), pull.headSha)) {
-    if (workflow.error === null && !pullRequestMatches(workflow, pull.facts)) continue;
-    const run = await createRun(tx, pull.repo.id, workflow, {
-      event: 'pull_request', ref: pull.headRef, commitSha: pull.headSha, userId: pull.doer?.id ?? null, eventId: pull.eventId,
-      title: await commitTitle(git, pull.repo, pull.headSha), payload: pull.payload,
+  for (const workflow of workflows) {
+    if (workflow.error === null && !pullRequestMatches(workflow, { action: trigger.activity, baseBranch: pull.base_branch, changedFiles: files })) continue;
+    const run = await createRun(tx, repo.id, workflow, {
+      event: 'pull_request', ref: pullHeadRef(pull.index), commitSha: sha, userId: trigger.doer?.id ?? null, eventId: trigger.eventId,
+      title: trigger.title, payload: trigger.payload, isForkPullRequest: pull.head_repo_id !== pull.base_repo_id,
     });
     if (run) runs.push(run);
   }
   return runs;
-}
-
-/** The bot user's row, when it has been made. */
-export async function findActionsBot(db: Queryable): Promise<UserRow | null> {
-  const [row] = await db.query<UserRow>('SELECT * FROM "user" WHERE lower_name = $1', [actionsBotName]);
-  return row ? { ...row, id: Number(row.id) } : null;
 }
 
 /**

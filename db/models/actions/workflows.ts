@@ -186,7 +186,7 @@ export interface PullRequestFacts {
 
 /**
  * Whether a pull request event triggers the workflow (types default to opened, synchronize and reopened; branch
- * filters apply to the base branch). Pull requests do not exist in Hearth yet: the pull request area calls this.
+ * filters apply to the base branch; path filters to the files the pull request changes).
  */
 export function pullRequestMatches(workflow: Workflow, pull: PullRequestFacts): boolean {
   if (!workflow.on.has('pull_request')) return false;

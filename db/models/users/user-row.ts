@@ -1,3 +1,5 @@
+import type { AccessMode } from '../repos/repo-row.js';
+
 /** A row of the `user` table, as every model operation and renderer sees it. */
 export interface UserRow {
   id: number;
@@ -37,9 +39,14 @@ export interface UserRow {
   created: Date;
   updated: Date;
   last_login: Date | null;
+  /**
+   * Not a column: set on the actions bot's row when a task token authenticated the request. The bot then acts in
+   * the task's repository only, with this mode (db/models/access.ts applies it).
+   */
+  actions_task?: { task_id: number; repo_id: number; mode: AccessMode };
 }
 
-export const userTypes = { individual: 0, organization: 1 } as const;
+export const userTypes = { individual: 0, organization: 1, bot: 4 } as const;
 export const visibilities = ['public', 'limited', 'private'] as const;
 export type Visibility = (typeof visibilities)[number];
 
