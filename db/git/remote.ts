@@ -38,11 +38,18 @@ function failure(verb: string, stderr: string): Error {
   return new Error(`git ${verb} failed: ${text}`);
 }
 
-/** Fetches every branch and tag of the remote into `dir`; with `prune`, refs the remote no longer has go too. */
-export async function fetchMirrorRefs(dir: string, remote: RemoteAccess, prune: boolean, timeoutMs: number): Promise<void> {
+/** The heads of the remote's pull requests, as Gitea and Hearth keep them, for a migration that imports pull requests. */
+const pullHeadRefspec = '+refs/pull/*/head:refs/pull/*/head';
+
+/**
+ * Fetches every branch and tag of the remote into `dir` (and the heads of its pull requests with `pullHeads`); with
+ * `prune`, refs the remote no longer has go too.
+ */
+export async function fetchMirrorRefs(dir: string, remote: RemoteAccess, prune: boolean, timeoutMs: number, pullHeads = false): Promise<void> {
   const { args, env } = remoteOptions(remote);
+  const refspecs = pullHeads ? [...mirrorRefspecs, pullHeadRefspec] : mirrorRefspecs;
   const result = await runGit(
-    [...args, 'fetch', '--quiet', '--no-write-fetch-head', ...(prune ? ['--prune'] : []), remote.url, ...mirrorRefspecs],
+    [...args, 'fetch', '--quiet', '--no-write-fetch-head', ...(prune ? ['--prune'] : []), remote.url, ...refspecs],
     { cwd: dir, env, timeoutMs },
   );
   if (result.code !== 0) throw failure('fetch', result.stderr);
