@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { PinnedAddress, RemoteCredentials } from '../net/outbound-targets.js';
+import { readHeadAndTagRefs } from './refs.js';
 import { gitOk, runGit } from './run.js';
 
 /**
@@ -71,8 +72,10 @@ export async function readRemoteHeadBranch(dir: string, remote: RemoteAccess, ti
   return match ? match[1] : null;
 }
 
-/** Every branch and tag with the object it points at, to compare before and after a fetch. */
+/** Every branch and tag with the object it points at, to compare before and after a fetch: read here, else by git. */
 export async function readMirrorRefs(dir: string): Promise<Map<string, string>> {
+  const read = readHeadAndTagRefs(dir);
+  if (read) return read;
   const out = await gitOk(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/tags/'], { cwd: dir });
   const refs = new Map<string, string>();
   for (const line of out.split('\n').filter(Boolean)) {

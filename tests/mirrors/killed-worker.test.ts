@@ -3,6 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
+import { syncPullMirror } from '../../db/models/mirrors/pull-mirrors.js';
 import { leaseFree } from '../../db/models/mirrors/sync-lease.js';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
@@ -115,4 +116,36 @@ test('a worker killed in the middle of a sync leaves the mirror syncable at once
   t.is(await refOnServer(hearth, 'alice', 'copy', 'refs/heads/main'), next.commitId);
   const [after] = await hearth.store.db.query<{ lease_token: string | null; rerun: boolean }>('SELECT lease_token, rerun FROM mirror');
   t.deepEqual(after, { lease_token: null, rerun: false });
+});
+
+test('a sync asked for while another holds the lease runs right after it, never beside it', async (t) => {
+  const hearth = await startHearth(t, { HEARTH__migrations__ALLOW_LOCALNETWORKS: 'true' });
+  const alice = await hearth.createUser('alice');
+  const source = await build.repo(hearth, alice, { name: 'source', autoInit: true });
+  await drain(hearth);
+  t.is((await hearth.call('POST', '/repos/migrate', { auth: alice.bearer, body: { clone_addr: remote(hearth, 'alice', 'source'), repo_name: 'copy', mirror: true } })).status, 201);
+  await drain(hearth);
+  const [copy] = await hearth.store.db.query<{ id: number }>(`SELECT id FROM repository WHERE name = 'copy'`);
+  const proxy = await stallingProxy(t, Number(new URL(hearth.rootUrl).port));
+  await hearth.store.db.query('UPDATE mirror SET remote_address = $1', [`http://127.0.0.1:${proxy.port}/alice/source.git`]);
+  const next = await build.commit(hearth, source, { files: { 'r.txt': 'r' } });
+  await drain(hearth, 'branch-sync');
+
+  // The first sync stalls in its fetch, holding the lease (and no transaction).
+  const first = syncPullMirror(hearth.deps, copy.id, null);
+  await proxy.stalled;
+  t.is((await hearth.call('POST', '/repos/alice/copy/mirror-sync', { auth: alice.bearer })).status, 200);
+  t.deepEqual((await drain(hearth, 'mirror-sync')).map((job) => job.outcome), ['skipped']);
+  t.not(await refOnServer(hearth, 'alice', 'copy', 'refs/heads/main'), next.commitId);
+
+  // The stalled fetch fails; its recording queues the sync asked for meanwhile, which then brings the commit.
+  proxy.release();
+  t.is(await first, 'done');
+  const [failed] = await hearth.store.db.query<{ last_error: string; lease_token: string | null }>('SELECT last_error, lease_token FROM mirror');
+  t.not(failed.last_error, '');
+  t.is(failed.lease_token, null);
+  t.deepEqual((await drain(hearth, 'mirror-sync')).map((job) => job.outcome), ['done']);
+  t.is(await refOnServer(hearth, 'alice', 'copy', 'refs/heads/main'), next.commitId);
+  const [after] = await hearth.store.db.query<{ last_error: string; rerun: boolean }>('SELECT last_error, rerun FROM mirror');
+  t.deepEqual(after, { last_error: '', rerun: false });
 });

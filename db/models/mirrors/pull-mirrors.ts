@@ -11,7 +11,7 @@ import { findRepoById } from '../repos/repos.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import { findUsersByIds } from '../users/users.js';
 import { connectRemote, safeMessage } from './remote-access.js';
-import { endLease, holdsLease, leaseFree, takeLease } from './sync-lease.js';
+import { endLease, leaseEnded, leaseFree, lockLeased, takeLease } from './sync-lease.js';
 
 interface MirrorRow {
   repo_id: number;
@@ -52,13 +52,11 @@ export async function syncPullMirror(deps: Store & Services, repoId: number, wor
   const started = await inTx(deps, async (tx) => {
     const repo = await findRepoById(tx, repoId);
     if (!repo || !repo.is_mirror || repo.status !== 0) return null;
-    const lease = await takeLease(tx, 'mirror', repoId, workerId);
-    if (!lease) return null;
-    const [mirror] = await tx.query<MirrorRow>('SELECT * FROM mirror WHERE repo_id = $1', [repoId]);
-    return { repo, lease, mirror };
+    const taken = await takeLease<MirrorRow>(tx, 'mirror', repoId, workerId);
+    return taken && { repo, ...taken };
   });
   if (!started) return 'skipped';
-  const { repo, lease, mirror } = started;
+  const { repo, lease, row: mirror } = started;
   try {
     const repoGit = deps.git.open(repo);
     let failure: string | null = null;
@@ -73,10 +71,18 @@ export async function syncPullMirror(deps: Store & Services, repoId: number, wor
     }
     const refs = failure === null ? await repoGit.readMirrorRefs() : null;
     return await inTx(deps, async (tx) => {
-      if (!(await holdsLease(tx, lease))) return 'skipped';
-      if (refs) await recordMirrorRefs(tx, repo, refs, zeroOid(repoGit.format));
-      else await tx.query(`UPDATE mirror SET last_error = $2, next_update = ${nextUpdate} WHERE repo_id = $1`, [repoId, failure]);
-      if (await endLease(tx, lease)) await enqueue(tx, 'mirror-sync', { repoId });
+      const leased = await lockLeased<MirrorRow>(tx, lease);
+      if (!leased) return 'skipped';
+      if (refs) {
+        await recordMirrorRefs(tx, repo, diffRefs(leased.synced_refs, refs, zeroOid(repoGit.format)));
+        await tx.query(
+          `UPDATE mirror SET synced_refs = $2, updated = now(), last_error = '', next_update = ${nextUpdate}, ${leaseEnded} WHERE repo_id = $1`,
+          [repoId, Object.fromEntries(refs)],
+        );
+      } else {
+        await tx.query(`UPDATE mirror SET last_error = $2, next_update = ${nextUpdate}, ${leaseEnded} WHERE repo_id = $1`, [repoId, failure]);
+      }
+      if (leased.rerun) await enqueue(tx, 'mirror-sync', { repoId });
       return 'done';
     });
   } catch (error) {
@@ -85,16 +91,11 @@ export async function syncPullMirror(deps: Store & Services, repoId: number, wor
   }
 }
 
-/** A fetch's outcome: the changes since the last recorded sync, recorded as a push by the owner, and the new refs. */
-async function recordMirrorRefs(tx: Tx, repo: RepoRow, refs: Map<string, string>, zero: string): Promise<void> {
-  const [{ synced_refs: before }] = await tx.query<Pick<MirrorRow, 'synced_refs'>>('SELECT synced_refs FROM mirror WHERE repo_id = $1', [repo.id]);
-  const updates = diffRefs(before, refs, zero);
+/** A fetch's changes since the last recorded sync, recorded as a push by the owner would be. */
+async function recordMirrorRefs(tx: Tx, repo: RepoRow, updates: RefUpdate[]): Promise<void> {
+  if (updates.length === 0) return;
   const owner = (await findUsersByIds(tx, [repo.owner_id])).get(repo.owner_id);
-  if (updates.length > 0 && owner) await recordRefUpdates(tx, repo, owner, updates, { mirrorSync: true });
-  await tx.query(
-    `UPDATE mirror SET synced_refs = $2, updated = now(), last_error = '', next_update = ${nextUpdate} WHERE repo_id = $1`,
-    [repo.id, Object.fromEntries(refs)],
-  );
+  if (owner) await recordRefUpdates(tx, repo, owner, updates, { mirrorSync: true });
 }
 
 /**

@@ -11,7 +11,7 @@ import { parseDuration } from '../repos/repo-edit.js';
 import { findRepoById } from '../repos/repos.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import { connectRemote, safeMessage, sealCredentials } from './remote-access.js';
-import { endLease, holdsLease, takeLease } from './sync-lease.js';
+import { endLease, leaseEnded, lockLeased, takeLease } from './sync-lease.js';
 
 /** A row of `push_mirror`; `credentials` never leaves db/. */
 export interface PushMirrorRow {
@@ -113,14 +113,14 @@ export async function enqueueCommitPushMirrors(tx: Tx, repoId: number): Promise<
  */
 export async function runPushMirror(deps: Store & Services, pushMirrorId: number, workerId: number | null): Promise<'done' | 'skipped'> {
   const started = await inTx(deps, async (tx) => {
-    const [mirror] = await tx.query<PushMirrorRow>(`SELECT ${columns} FROM push_mirror WHERE id = $1`, [pushMirrorId]);
-    const repo = mirror ? await findRepoById(tx, mirror.repo_id) : null;
-    if (!mirror || !repo || repo.status !== 0) return null;
-    const lease = await takeLease(tx, 'push_mirror', pushMirrorId, workerId);
-    return lease ? { mirror, repo, lease } : null;
+    const [found] = await tx.query<{ repo_id: number }>('SELECT repo_id FROM push_mirror WHERE id = $1', [pushMirrorId]);
+    const repo = found ? await findRepoById(tx, found.repo_id) : null;
+    if (!repo || repo.status !== 0) return null;
+    const taken = await takeLease<PushMirrorRow>(tx, 'push_mirror', pushMirrorId, workerId);
+    return taken && { repo, ...taken };
   });
   if (!started) return 'skipped';
-  const { mirror, repo, lease } = started;
+  const { repo, lease, row: mirror } = started;
   let failure: string | null = null;
   try {
     let secret: string | undefined;
@@ -134,11 +134,15 @@ export async function runPushMirror(deps: Store & Services, pushMirrorId: number
     }
     const next = `CASE WHEN interval_seconds = 0 THEN NULL ELSE now() + make_interval(secs => interval_seconds) END`;
     const recorded = await inTx(deps, async (tx) => {
-      if (!(await holdsLease(tx, lease))) return false;
-      if (failure === null) await tx.query(`UPDATE push_mirror SET last_update = now(), last_error = '', next_update = ${next} WHERE id = $1`, [pushMirrorId]);
-      else await tx.query(`UPDATE push_mirror SET last_error = $2, next_update = ${next} WHERE id = $1`, [pushMirrorId, failure]);
+      const leased = await lockLeased<PushMirrorRow>(tx, lease);
+      if (!leased) return false;
+      if (failure === null) {
+        await tx.query(`UPDATE push_mirror SET last_update = now(), last_error = '', next_update = ${next}, ${leaseEnded} WHERE id = $1`, [pushMirrorId]);
+      } else {
+        await tx.query(`UPDATE push_mirror SET last_error = $2, next_update = ${next}, ${leaseEnded} WHERE id = $1`, [pushMirrorId, failure]);
+      }
       // after a failure the retry pushes what a push asked for meanwhile would
-      if ((await endLease(tx, lease)) && failure === null) await enqueue(tx, 'push-mirror', { pushMirrorId });
+      if (leased.rerun && failure === null) await enqueue(tx, 'push-mirror', { pushMirrorId });
       return true;
     });
     if (!recorded) return 'skipped';

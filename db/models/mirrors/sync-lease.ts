@@ -27,43 +27,41 @@ export const leaseFree = (alias: string): string =>
   `(${alias}.lease_until IS NULL OR ${alias}.lease_until <= now() OR (${alias}.lease_worker IS NOT NULL AND NOT ${workerAlive(`${alias}.lease_worker`)}))`;
 
 /**
- * Takes the lease of the row, or answers null: when the row is gone, or leased by a live holder (which is then
- * asked to run once more). The row lock of this transaction orders it with the holder's `endLease`, so a request
- * is never lost between the two.
+ * Takes the lease of the row and answers the row, or answers null: when the row is gone, or leased by a live holder
+ * (which is then asked to run once more). One statement, which locks the row first, so it is ordered with the
+ * holder's end of its lease and a request is never lost between the two.
  */
-export async function takeLease(tx: Tx, table: LeasedTable, id: number, workerId: number | null): Promise<Lease | null> {
+export async function takeLease<T>(tx: Tx, table: LeasedTable, id: number, workerId: number | null): Promise<{ lease: Lease; row: T } | null> {
   const key = keyOf[table];
-  const [row] = await tx.query<{ free: boolean }>(`SELECT ${leaseFree(table)} AS free FROM ${table} WHERE ${key} = $1 FOR UPDATE`, [id]);
-  if (!row) return null;
-  if (!row.free) {
-    await tx.query(`UPDATE ${table} SET rerun = true WHERE ${key} = $1`, [id]);
-    return null;
-  }
   const token = randomUUID();
-  await tx.query(
-    `UPDATE ${table} SET lease_until = now() + make_interval(secs => $2), lease_token = $3, lease_worker = $4, rerun = false WHERE ${key} = $1`,
+  const [row] = await tx.query<T>(
+    `WITH current AS (SELECT ${key}, ${leaseFree(table)} AS free FROM ${table} WHERE ${key} = $1 FOR UPDATE),
+     taken AS (
+       UPDATE ${table} t SET lease_until = now() + make_interval(secs => $2), lease_token = $3, lease_worker = $4, rerun = false
+       FROM current WHERE t.${key} = current.${key} AND current.free RETURNING t.*),
+     asked AS (UPDATE ${table} t SET rerun = true FROM current WHERE t.${key} = current.${key} AND NOT current.free RETURNING 1)
+     SELECT * FROM taken`,
     [id, mirrorJobExpirySeconds, token, workerId],
   );
-  return { table, id, token };
+  return row ? { lease: { table, id, token }, row } : null;
 }
 
 /**
- * Locks the leased row for recording the outcome, if the lease is still this one (a lease that expired may have
- * gone to another holder, whose transfer then is the one to record). Answers whether it is.
+ * Locks the leased row for recording the outcome and answers it, if the lease is still this one (a lease that
+ * expired may have gone to another holder, whose transfer then is the one to record); `rerun` says whether another
+ * run was asked for meanwhile (nothing changes it while the row is locked).
  */
-export async function holdsLease(tx: Tx, lease: Lease): Promise<boolean> {
-  const rows = await tx.query(`SELECT 1 FROM ${lease.table} WHERE ${keyOf[lease.table]} = $1 AND lease_token = $2 FOR UPDATE`, [lease.id, lease.token]);
-  return rows.length > 0;
+export async function lockLeased<T>(tx: Tx, lease: Lease): Promise<(T & { rerun: boolean }) | null> {
+  const [row] = await tx.query<T & { rerun: boolean }>(
+    `SELECT * FROM ${lease.table} WHERE ${keyOf[lease.table]} = $1 AND lease_token = $2 FOR UPDATE`, [lease.id, lease.token],
+  );
+  return row ?? null;
 }
 
-/** Ends the lease in the caller's transaction; answers whether another run was asked for meanwhile. */
-export async function endLease(db: Queryable, lease: Lease): Promise<boolean> {
-  const [row] = await db.query<{ rerun: boolean }>(
-    `UPDATE ${lease.table} t SET lease_until = NULL, lease_token = NULL, lease_worker = NULL, rerun = false
-     FROM ${lease.table} before WHERE before.${keyOf[lease.table]} = t.${keyOf[lease.table]}
-       AND t.${keyOf[lease.table]} = $1 AND t.lease_token = $2
-     RETURNING before.rerun`,
-    [lease.id, lease.token],
-  );
-  return row?.rerun ?? false;
+/** The assignments that end a lease, for the UPDATE that records its outcome on the row `lockLeased` answered. */
+export const leaseEnded = 'lease_until = NULL, lease_token = NULL, lease_worker = NULL, rerun = false';
+
+/** Ends the lease of a transfer that failed unexpectedly, so the mirror is free again at once. */
+export async function endLease(db: Queryable, lease: Lease): Promise<void> {
+  await db.query(`UPDATE ${lease.table} SET ${leaseEnded} WHERE ${keyOf[lease.table]} = $1 AND lease_token = $2`, [lease.id, lease.token]);
 }
