@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { wakeChannel } from '../../jobs/queue.js';
 import { gitAsUser, median, timeGit, type GitFigure } from './git-bench.js';
 
 /**
@@ -35,11 +36,23 @@ async function api(target: MirrorTarget, method: string, apiPath: string, body?:
   return text ? JSON.parse(text) : null;
 }
 
-/** Polls the database every 5 ms until `sql` answers a row. */
+/**
+ * Asks `sql` again whenever a job is inserted (the queue's wake-up notification: a migration's last transaction and a
+ * sync's recording both enqueue), and every 50 ms besides, until it answers a row; so the wait adds no polling delay.
+ */
 async function waitFor(db: pg.Client, sql: string, params: unknown[], what: string): Promise<void> {
   for (const deadline = Date.now() + 300_000; Date.now() < deadline; ) {
+    const woken = new Promise<void>((resolve) => {
+      const timer = setTimeout(done, 50);
+      function done(): void {
+        clearTimeout(timer);
+        db.off('notification', done);
+        resolve();
+      }
+      db.on('notification', done);
+    });
     if ((await db.query(sql, params)).rowCount) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await woken;
   }
   throw new Error(`${what} did not finish in 5 minutes`);
 }
@@ -55,6 +68,7 @@ export async function measureMirrors(work: string, target: MirrorTarget): Promis
   const home = path.join(work, 'home');
   const db = new pg.Client({ connectionString: target.databaseUrl });
   await db.connect();
+  await db.query(`LISTEN ${wakeChannel}`);
   try {
     const cloneUrl = new URL(`${target.username}/${target.sourceRepo}.git`, target.rootUrl);
     const authedUrl = new URL(cloneUrl);
