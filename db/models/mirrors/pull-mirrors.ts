@@ -74,7 +74,9 @@ export async function syncPullMirror(deps: Store & Services, repoId: number, wor
       const leased = await lockLeased<MirrorRow>(tx, lease);
       if (!leased) return 'skipped';
       if (refs) {
-        await recordMirrorRefs(tx, repo, diffRefs(leased.synced_refs, refs, zeroOid(repoGit.format)));
+        const updates = diffRefs(leased.synced_refs, refs, zeroOid(repoGit.format));
+        const owner = updates.length > 0 ? (await findUsersByIds(tx, [repo.owner_id])).get(repo.owner_id) : undefined;
+        if (owner) await recordRefUpdates(tx, repo, owner, updates, { mirrorSync: true });
         await tx.query(
           `UPDATE mirror SET synced_refs = $2, updated = now(), last_error = '', next_update = ${nextUpdate}, ${leaseEnded} WHERE repo_id = $1`,
           [repoId, Object.fromEntries(refs)],
@@ -89,13 +91,6 @@ export async function syncPullMirror(deps: Store & Services, repoId: number, wor
     await endLease(deps.db, lease).catch(() => undefined);
     throw error;
   }
-}
-
-/** A fetch's changes since the last recorded sync, recorded as a push by the owner would be. */
-async function recordMirrorRefs(tx: Tx, repo: RepoRow, updates: RefUpdate[]): Promise<void> {
-  if (updates.length === 0) return;
-  const owner = (await findUsersByIds(tx, [repo.owner_id])).get(repo.owner_id);
-  if (owner) await recordRefUpdates(tx, repo, owner, updates, { mirrorSync: true });
 }
 
 /**
