@@ -3,7 +3,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { syncPullMirror } from '../../db/models/mirrors/pull-mirrors.js';
+import { inTx } from '../../db/data-source.js';
+import { enqueueDueMirrors, syncPullMirror } from '../../db/models/mirrors/pull-mirrors.js';
 import { leaseFree } from '../../db/models/mirrors/sync-lease.js';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
@@ -137,6 +138,9 @@ test('a sync asked for while another holds the lease runs right after it, never 
   t.is((await hearth.call('POST', '/repos/alice/copy/mirror-sync', { auth: alice.bearer })).status, 200);
   t.deepEqual((await drain(hearth, 'mirror-sync')).map((job) => job.outcome), ['skipped']);
   t.not(await refOnServer(hearth, 'alice', 'copy', 'refs/heads/main'), next.commitId);
+  // The clock leaves a leased mirror to its sync, even when due.
+  await hearth.store.db.query(`UPDATE mirror SET next_update = now() - interval '1 minute', interval_seconds = 600`);
+  t.deepEqual(await inTx(hearth.store, (tx) => enqueueDueMirrors(tx)), { pull: 0, push: 0 });
 
   // The stalled fetch fails; its recording queues the sync asked for meanwhile, which then brings the commit.
   proxy.release();
