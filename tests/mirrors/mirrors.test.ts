@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import test from 'ava';
 import { pino } from 'pino';
 import { installSchedules } from '../../jobs/queue.js';
+import type { RepoRow } from '../../db/models/repos/repo-row.js';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
@@ -244,6 +245,9 @@ test('push mirrors: CRUD in Gitea shapes, sync_on_commit reaches the target with
 test('a migration from a Gitea-speaking source reads its releases through its API, with the same credentials', async (t) => {
   const { hearth, alice, source } = await setUp(t);
   await build.release(hearth, source, { tag: 'v1', title: 'First', note: 'the notes', prerelease: true });
+  // the source's HEAD names another branch than main: the copy's default branch and HEAD follow it
+  await build.branch(hearth, source, { name: 'develop' });
+  t.is((await hearth.call('PATCH', '/repos/alice/source', { auth: alice.bearer, body: { default_branch: 'develop' } })).status, 200);
   await drain(hearth);
   const made = await hearth.call('POST', '/repos/migrate', {
     auth: alice.bearer,
@@ -261,4 +265,6 @@ test('a migration from a Gitea-speaking source reads its releases through its AP
   t.like(releases.body[0], { tag_name: 'v1', name: 'First', body: 'the notes', prerelease: true, draft: false });
   const [task] = await hearth.store.db.query<{ status: string }>('SELECT status FROM migration_task');
   t.is(task.status, 'finished');
+  t.is((await hearth.call('GET', '/repos/alice/copy', { auth: alice.bearer })).body.default_branch, 'develop');
+  t.is(await hearth.deps.git.open((await hearth.store.db.query<RepoRow>(`SELECT * FROM repository WHERE name = 'copy'`))[0]).readHeadBranch(), 'develop');
 });

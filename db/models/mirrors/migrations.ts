@@ -147,7 +147,8 @@ export async function startMigration(tx: Tx, ctx: RepoContext & Pick<Services, '
 async function settleDefaultBranch(tx: Tx, ctx: Pick<Services, 'git'>, repo: RepoRow, remoteHead: string | null): Promise<string> {
   const names = (await tx.query<{ name: string }>('SELECT name FROM branch WHERE repo_id = $1 ORDER BY name', [repo.id])).map((r) => r.name);
   const chosen = [remoteHead, repo.default_branch].find((name) => name && names.includes(name)) ?? names[0] ?? repo.default_branch;
-  if (chosen !== repo.default_branch || names.length > 0) await ctx.git.open(repo).setHead(chosen);
+  // the repository was made with HEAD on its default branch, and fetching does not move HEAD
+  if (chosen !== repo.default_branch) await ctx.git.open(repo).setHead(chosen);
   return chosen;
 }
 
@@ -237,7 +238,7 @@ export async function runMigration(deps: Store & Services, taskId: number): Prom
       const [locked] = await tx.query<RepoRow>('SELECT * FROM repository WHERE id = $1 FOR UPDATE', [repo.id]);
       if (!locked) throw new Error('the repository was deleted during its migration');
       const branches = await syncAllBranches(tx, repoGit, repo.id, task.doer_id);
-      await syncAllTags(tx, repoGit, repo.id, task.doer_id);
+      if ([...refs.keys()].some((ref) => ref.startsWith('refs/tags/'))) await syncAllTags(tx, repoGit, repo.id, task.doer_id);
       const doer = (await findUsersByIds(tx, [task.doer_id])).get(task.doer_id);
       if (sourceData && doer) await importSourceData(tx, locked, doer, sourceData, pulls);
       const defaultBranch = await settleDefaultBranch(tx, deps, locked, remoteHead);
