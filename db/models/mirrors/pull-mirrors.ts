@@ -49,15 +49,15 @@ function diffRefs(before: Record<string, string>, after: Map<string, string>, ze
  * next scheduled sync tries again. A sync asked for while another ran follows it.
  */
 export async function syncPullMirror(deps: Store & Services, repoId: number, workerId: number | null): Promise<'done' | 'skipped'> {
-  const started = await inTx(deps, async (tx) => {
-    const repo = await findRepoById(tx, repoId);
-    if (!repo || !repo.is_mirror || repo.status !== 0) return null;
-    const taken = await takeLease<MirrorRow>(tx, 'mirror', repoId, workerId);
-    return taken && { repo, ...taken };
-  });
-  if (!started) return 'skipped';
-  const { repo, lease, row: mirror } = started;
+  const taken = await takeLease<MirrorRow>(deps.db, 'mirror', repoId, workerId);
+  if (!taken) return 'skipped';
+  const { lease, row: mirror } = taken;
   try {
+    const repo = await findRepoById(deps.db, repoId);
+    if (!repo || !repo.is_mirror || repo.status !== 0) {
+      await endLease(deps.db, lease);
+      return 'skipped';
+    }
     const repoGit = deps.git.open(repo);
     let failure: string | null = null;
     let secret: string | undefined;

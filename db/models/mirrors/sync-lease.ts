@@ -29,12 +29,12 @@ export const leaseFree = (alias: string): string =>
 /**
  * Takes the lease of the row and answers the row, or answers null: when the row is gone, or leased by a live holder
  * (which is then asked to run once more). One statement, which locks the row first, so it is ordered with the
- * holder's end of its lease and a request is never lost between the two.
+ * holder's end of its lease and a request is never lost between the two; it needs no transaction around it.
  */
-export async function takeLease<T>(tx: Tx, table: LeasedTable, id: number, workerId: number | null): Promise<{ lease: Lease; row: T } | null> {
+export async function takeLease<T>(db: Queryable, table: LeasedTable, id: number, workerId: number | null): Promise<{ lease: Lease; row: T } | null> {
   const key = keyOf[table];
   const token = randomUUID();
-  const [row] = await tx.query<T>(
+  const [row] = await db.query<T>(
     `WITH current AS (SELECT ${key}, ${leaseFree(table)} AS free FROM ${table} WHERE ${key} = $1 FOR UPDATE),
      taken AS (
        UPDATE ${table} t SET lease_until = now() + make_interval(secs => $2), lease_token = $3, lease_worker = $4, rerun = false
