@@ -7,6 +7,8 @@ import type { JobName, PayloadOf } from '../jobs/catalogue.js';
 export interface ActorDeps extends Store, Services {
   /** Present when [mailer] ENABLED is true. */
   mail: Transporter | null;
+  /** This worker process's id (jobs/lost-jobs.ts), which leases name as their holder; null outside a worker. */
+  workerId: number | null;
 }
 
 export type Outcome = 'done' | 'skipped';

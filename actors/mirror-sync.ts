@@ -5,5 +5,5 @@ import type { Actor } from './actor.js';
 export const mirrorSync: Actor<'mirror-sync'> = {
   name: 'mirror-sync',
   job: 'mirror-sync',
-  handle: (payload, deps) => syncPullMirror(deps, payload.repoId),
+  handle: (payload, deps) => syncPullMirror(deps, payload.repoId, deps.workerId),
 };

@@ -5,5 +5,5 @@ import type { Actor } from './actor.js';
 export const pushMirror: Actor<'push-mirror'> = {
   name: 'push-mirror',
   job: 'push-mirror',
-  handle: (payload, deps) => runPushMirror(deps, payload.pushMirrorId),
+  handle: (payload, deps) => runPushMirror(deps, payload.pushMirrorId, deps.workerId),
 };

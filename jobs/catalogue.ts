@@ -89,8 +89,8 @@ export const jobs = {
     queue: { retryLimit: 2, retryDelay: 30, expireInSeconds: 3600 },
     concurrency: 1,
   } satisfies JobDefinition<MigratePayload>,
-  // 'short': at most one queued sync per mirror (more requests fold into it); the actor locks the mirror row,
-  // so two workers never fetch into one mirror at once. Failures are recorded; the next schedule retries.
+  // 'short': at most one queued sync per mirror (more requests fold into it); the actor leases the mirror, so two
+  // workers never fetch into one mirror at once. Failures are recorded; the next schedule retries.
   'mirror-sync': {
     name: 'mirror-sync',
     payload: mirrorSyncPayload,

@@ -31,6 +31,18 @@ export async function registerWorker(connectionString: string): Promise<WorkerRe
   }
 }
 
+/**
+ * SQL that is true while the worker process with the id `workerId` (an SQL expression) lives: its lock is held.
+ * Leases name their holder's worker id, so a lease of a dead worker is free at once (db/models/mirrors/sync-lease.ts).
+ */
+export function workerAlive(workerId: string): string {
+  return `EXISTS (
+    SELECT 1 FROM pg_locks l
+     WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+       AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+       AND l.classid = ${lockSpace}::oid AND l.objid = (${workerId})::bigint::oid)`;
+}
+
 /** Marks an active job as run by this worker. */
 export async function claimJob(boss: PgBoss, name: string, jobId: string, workerId: number): Promise<void> {
   await boss.getDb().executeSql(
@@ -49,13 +61,8 @@ export async function recoverLostJobs(boss: PgBoss): Promise<string[]> {
   const { rows } = (await db.executeSql(
     `SELECT j.name, j.id, j.retry_count < j.retry_limit AS retryable, j.output->>'hearthWorker' AS worker
        FROM pgboss.job j
-      WHERE j.state = 'active' AND j.output ? 'hearthWorker'
-        AND NOT EXISTS (
-          SELECT 1 FROM pg_locks l
-           WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
-             AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-             AND l.classid = $1::int::oid AND l.objid = (j.output->>'hearthWorker')::bigint::oid)`,
-    [lockSpace],
+      WHERE j.state = 'active' AND j.output ? 'hearthWorker' AND NOT ${workerAlive(`j.output->>'hearthWorker'`)}`,
+    [],
   )) as { rows: { name: string; id: string; retryable: boolean; worker: string }[] };
   const queues = new Set<string>();
   for (const row of rows) {

@@ -27,7 +27,7 @@ export function actorDeps(store: Store, config: Config, log: Logger): ActorDeps 
   const mail = enabled && smtpAddr
     ? nodemailer.createTransport({ host: smtpAddr, port: smtpPort ?? 25, secure: smtpPort === 465, ignoreTLS: smtpPort !== 465 && smtpPort !== 587 })
     : null;
-  return { ...store, ...buildServices(config, log), mail };
+  return { ...store, ...buildServices(config, log), mail, workerId: null };
 }
 
 export interface Subscription {
@@ -43,8 +43,9 @@ export interface Subscription {
  * it runs it (so a fan-out of many jobs spreads over all loops within a few fetches), and a loop that finished a
  * job fetches again at once. A queue with nothing to do costs one empty fetch per wake-up, not one per loop.
  */
-export async function subscribe(actors: Actor[], deps: ActorDeps, connectionString: string): Promise<Subscription> {
+export async function subscribe(actors: Actor[], processDeps: ActorDeps, connectionString: string): Promise<Subscription> {
   const registration = await registerWorker(connectionString);
+  const deps: ActorDeps = { ...processDeps, workerId: registration.id };
   const sweep = async (): Promise<void> => {
     const queues = await recoverLostJobs(deps.boss);
     if (queues.length > 0) deps.log.warn({ queues }, 'jobs of a stopped worker process run again');

@@ -14,9 +14,24 @@ const giteaResponses = gitea.responses as unknown as Record<string, ResponseObje
 
 const ref = (name: string): Schema => ({ $ref: `#/definitions/${name}` });
 
+/** A definition of Gitea's with the fields Hearth adds to it (Gitea's clients ignore fields they do not know). */
+function extendGitea(name: string, properties: Record<string, Schema>): Schema {
+  const base = giteaDefinitions[name];
+  return { ...base, properties: { ...(base.properties as Record<string, Schema>), ...properties } };
+}
+
 /** Shapes Hearth renders that Gitea's description lacks, or leaves without a schema although a body is sent. */
 const hearthDefinitions: Record<string, Schema> = {
   ...actionsRunDefinitions,
+  Repository: extendGitea('Repository', {
+    mirror_next_update: {
+      description: "when the pull mirror's next scheduled sync is due, null when it has no schedule (Hearth's own; on mirrors only)",
+      type: 'string', format: 'date-time', 'x-nullable': true,
+    },
+    mirror_last_error: {
+      description: "why the pull mirror's last sync failed, empty once one succeeded (Hearth's own; on mirrors only)", type: 'string',
+    },
+  }),
   APINotFound: {
     description: "APINotFound is the body of a 404: Gitea's error with the list of what was not found",
     type: 'object',

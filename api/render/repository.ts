@@ -79,6 +79,9 @@ export interface ApiRepository {
   mirror_interval: string;
   object_format_name: string;
   mirror_updated: string;
+  /** Hearth's own, on mirrors only: when the next scheduled sync is due (null: no schedule), and why the last one failed. */
+  mirror_next_update?: string | null;
+  mirror_last_error?: string;
   repo_transfer: ApiRepoTransfer | null;
 }
 
@@ -173,6 +176,7 @@ export function renderRepository(view: RepoView, viewer: UserRow | null, ctx: Re
     mirror_interval: mirror ? formatDuration(mirror.interval_seconds) : '',
     object_format_name: repo.object_format_name,
     mirror_updated: mirror ? iso(mirror.updated) : goZeroTime,
+    ...(mirror ? { mirror_next_update: mirror.next_update && iso(mirror.next_update), mirror_last_error: mirror.last_error } : {}),
     repo_transfer: view.transfer ? renderRepoTransfer(view.transfer, ctx) : null,
   };
 }

@@ -101,13 +101,16 @@ function readWantedLoose(dir: string, hexLength: HexLength, names: string[]): Ma
   return found;
 }
 
-/** Every loose branch under refs/heads, as git walks them (dot files and `.lock` files skipped), or null on anything odd. */
-function listLoose(dir: string, hexLength: HexLength): Map<string, string> | null {
+/** A namespace of refs read here: branches or tags. */
+type Namespace = 'heads' | 'tags';
+
+/** Every loose ref under refs/<namespace>, as git walks them (dot files and `.lock` files skipped), or null on anything odd. */
+function listLoose(dir: string, hexLength: HexLength, namespace: Namespace = 'heads'): Map<string, string> | null {
   const found = new Map<string, string>();
   const walk = (relative: string): boolean => {
     let entries: Dirent[];
     try {
-      entries = readdirSync(path.join(dir, 'refs', 'heads', relative), { withFileTypes: true });
+      entries = readdirSync(path.join(dir, 'refs', namespace, relative), { withFileTypes: true });
     } catch (error) {
       if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return true;
       throw error;
@@ -120,8 +123,8 @@ function listLoose(dir: string, hexLength: HexLength): Map<string, string> | nul
         continue;
       }
       // Links, names git would refuse and names that are not UTF-8 are git's to report.
-      if (!entry.isFile() || name.includes('\uFFFD') || !isValidRefName(`refs/heads/${name}`)) return false;
-      const loose = readLoose(path.join(dir, 'refs', 'heads', name), hexLength);
+      if (!entry.isFile() || name.includes('\uFFFD') || !isValidRefName(`refs/${namespace}/${name}`)) return false;
+      const loose = readLoose(path.join(dir, 'refs', namespace, name), hexLength);
       if (loose === 'unreadable') return false;
       if (loose !== 'absent') found.set(name, loose.oid);
     }
@@ -131,11 +134,12 @@ function listLoose(dir: string, hexLength: HexLength): Map<string, string> | nul
 }
 
 /**
- * Branches of packed-refs (all, or the wanted ones), or null when git might read the file differently (no
- * `sorted` trait, replace refs, a malformed line among the branches). Like git, only the branch lines are
- * looked at: the file is sorted, so they stand together, found with one search however many tags it holds.
+ * Branches (or tags) of packed-refs (all, or the wanted ones), or null when git might read the file differently (no
+ * `sorted` trait, replace refs, a malformed line among them). Like git, only the lines of the namespace are
+ * looked at: the file is sorted, so they stand together, found with one search however many others it holds.
  */
-function readPacked(dir: string, hexLength: HexLength, wanted: Set<string> | null): Map<string, string> | null {
+function readPacked(dir: string, hexLength: HexLength, wanted: Set<string> | null, namespace: Namespace = 'heads'): Map<string, string> | null {
+  const prefix = `refs/${namespace}/`;
   let file: Buffer;
   try {
     file = readFileSync(path.join(dir, 'packed-refs'));
@@ -150,7 +154,7 @@ function readPacked(dir: string, hexLength: HexLength, wanted: Set<string> | nul
   if (!header.startsWith('# pack-refs with:') || !header.split(' ').includes('sorted') || file[file.length - 1] !== 0x0a) return null;
   if (file.includes(' refs/replace/')) return null;
   if (wanted?.size === 0) return found;
-  const first = file.indexOf(' refs/heads/', headerEnd);
+  const first = file.indexOf(` ${prefix}`, headerEnd);
   if (first === -1) return found;
   let at = first - hexLength;
   if (file[at - 1] !== 0x0a) return null;
@@ -162,8 +166,8 @@ function readPacked(dir: string, hexLength: HexLength, wanted: Set<string> | nul
     const match = packedLine[hexLength].exec(text);
     if (!match) return null;
     const [, oid, ref] = match;
-    if (!ref.startsWith('refs/heads/')) break;
-    const name = ref.slice('refs/heads/'.length);
+    if (!ref.startsWith(prefix)) break;
+    const name = ref.slice(prefix.length);
     if (wanted && !wanted.has(name)) continue;
     if (found.has(name) || name.includes('\uFFFD') || !isValidRefName(ref)) return null;
     found.set(name, oid);
@@ -202,4 +206,24 @@ export function readBranchRefs(dir: string, names?: string[]): BranchRefs | null
   if (!packed) return null;
   const heads = new Map([...packed, ...loose]);
   return { format, heads: sortByName([...heads].map(([name, oid]) => ({ name, oid }))) };
+}
+
+/**
+ * Every branch and tag (full ref names) with the object it points at (a tag's own object, not peeled), read from the
+ * files ref store without starting git, as `git for-each-ref refs/heads/ refs/tags/` lists them; null when only git
+ * can tell (see `readBranchRefs`).
+ */
+export function readHeadAndTagRefs(dir: string): Map<string, string> | null {
+  const format = readObjectFormat(dir);
+  if (!format) return null;
+  const hexLength: HexLength = format === 'sha1' ? 40 : 64;
+  const refs = new Map<string, string>();
+  for (const namespace of ['heads', 'tags'] as const) {
+    const loose = listLoose(dir, hexLength, namespace);
+    if (!loose) return null;
+    const packed = readPacked(dir, hexLength, null, namespace);
+    if (!packed) return null;
+    for (const [name, oid] of new Map([...packed, ...loose])) refs.set(`refs/${namespace}/${name}`, oid);
+  }
+  return hasReplaceRefs(dir) ? null : refs;
 }

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { PinnedAddress, RemoteCredentials } from '../net/outbound-targets.js';
+import { readHeadAndTagRefs } from './refs.js';
 import { gitOk, runGit } from './run.js';
 
 /**
@@ -38,11 +39,18 @@ function failure(verb: string, stderr: string): Error {
   return new Error(`git ${verb} failed: ${text}`);
 }
 
-/** Fetches every branch and tag of the remote into `dir`; with `prune`, refs the remote no longer has go too. */
-export async function fetchMirrorRefs(dir: string, remote: RemoteAccess, prune: boolean, timeoutMs: number): Promise<void> {
+/** The heads of the remote's pull requests, as Gitea and Hearth keep them, for a migration that imports pull requests. */
+const pullHeadRefspec = '+refs/pull/*/head:refs/pull/*/head';
+
+/**
+ * Fetches every branch and tag of the remote into `dir` (and the heads of its pull requests with `pullHeads`); with
+ * `prune`, refs the remote no longer has go too.
+ */
+export async function fetchMirrorRefs(dir: string, remote: RemoteAccess, prune: boolean, timeoutMs: number, pullHeads = false): Promise<void> {
   const { args, env } = remoteOptions(remote);
+  const refspecs = pullHeads ? [...mirrorRefspecs, pullHeadRefspec] : mirrorRefspecs;
   const result = await runGit(
-    [...args, 'fetch', '--quiet', '--no-write-fetch-head', ...(prune ? ['--prune'] : []), remote.url, ...mirrorRefspecs],
+    [...args, 'fetch', '--quiet', '--no-write-fetch-head', ...(prune ? ['--prune'] : []), remote.url, ...refspecs],
     { cwd: dir, env, timeoutMs },
   );
   if (result.code !== 0) throw failure('fetch', result.stderr);
@@ -64,8 +72,10 @@ export async function readRemoteHeadBranch(dir: string, remote: RemoteAccess, ti
   return match ? match[1] : null;
 }
 
-/** Every branch and tag with the object it points at, to compare before and after a fetch. */
+/** Every branch and tag with the object it points at, to compare before and after a fetch: read here, else by git. */
 export async function readMirrorRefs(dir: string): Promise<Map<string, string>> {
+  const read = readHeadAndTagRefs(dir);
+  if (read) return read;
   const out = await gitOk(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/heads/', 'refs/tags/'], { cwd: dir });
   const refs = new Map<string, string>();
   for (const line of out.split('\n').filter(Boolean)) {

@@ -197,9 +197,9 @@ export class GitRepo extends GitReader {
 
   // ---------------------------------------------------------------- mirrors
 
-  /** Copies the remote's branches and tags here (pruning the ones it no longer has when `prune`). */
-  fetchMirror(remote: RemoteAccess, prune: boolean, timeoutMs: number): Promise<void> {
-    return fetchMirrorRefs(this.dir, remote, prune, timeoutMs);
+  /** Copies the remote's branches and tags here (pruning the ones it no longer has when `prune`), and its pull request heads with `pullHeads`. */
+  fetchMirror(remote: RemoteAccess, prune: boolean, timeoutMs: number, pullHeads = false): Promise<void> {
+    return fetchMirrorRefs(this.dir, remote, prune, timeoutMs, pullHeads);
   }
 
   /** Makes the remote's branches and tags those of this repository. */

@@ -1,4 +1,4 @@
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { appendFile, mkdir, rename, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { CommitFieldsCache } from './commit-fields.js';
@@ -58,9 +58,8 @@ export class GitStore {
     if (existsSync(dir)) throw new Error(`repository directory already exists: ${dir}`);
     await mkdir(path.dirname(dir), { recursive: true });
     await gitOk(['init', '--bare', '--quiet', `--object-format=${objectFormat}`, `--initial-branch=${defaultBranch}`, dir], { cwd: path.dirname(dir) });
-    await gitOk(['config', 'receive.advertisePushOptions', 'true'], { cwd: dir });
-    await gitOk(['config', 'uploadpack.allowFilter', 'true'], { cwd: dir });
-    await gitOk(['config', 'uploadpack.allowAnySHA1InWant', 'true'], { cwd: dir });
+    // one append instead of a `git config` per setting: git ends the file it just wrote with a newline
+    await appendFile(path.join(dir, 'config'), '[receive]\n\tadvertisePushOptions = true\n[uploadpack]\n\tallowFilter = true\n\tallowAnySHA1InWant = true\n');
     return dir;
   }
 

@@ -18,6 +18,7 @@ import { ActionsRuns1732000014500 } from './1732000014500-actions-runs.js';
 import { Packages1732000015000 } from './1732000015000-packages.js';
 import { ContainerRegistry1732000015500 } from './1732000015500-container-registry.js';
 import { ActionsBot1732000017000 } from './1732000017000-actions-bot.js';
+import { MirrorLeases1732000017200 } from './1732000017200-mirror-leases.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -41,4 +42,5 @@ export const migrations = [
   Packages1732000015000,
   ContainerRegistry1732000015500,
   ActionsBot1732000017000,
+  MirrorLeases1732000017200,
 ];

@@ -11,6 +11,8 @@ export interface MirrorInfo {
   interval_seconds: number;
   enable_prune: boolean;
   updated: Date | null;
+  next_update: Date | null;
+  last_error: string;
 }
 
 /** A pending transfer of the repository: who started it, who may accept it, the teams it would grant. */
@@ -41,7 +43,7 @@ export async function loadRepoView(db: Queryable, repo: RepoRow, viewer: UserRow
 export async function completeRepoView(db: Queryable, repo: RepoRow, access: OwnerAndAccess, viewer: UserRow | null, depth = 0): Promise<RepoView> {
   const { owner, mode } = access;
   const [mirrors, transfer] = await Promise.all([
-    repo.is_mirror ? db.query<MirrorInfo>('SELECT interval_seconds, enable_prune, updated FROM mirror WHERE repo_id = $1', [repo.id]) : [],
+    repo.is_mirror ? db.query<MirrorInfo>('SELECT interval_seconds, enable_prune, updated, next_update, last_error FROM mirror WHERE repo_id = $1', [repo.id]) : [],
     access.transferPending ? findPendingTransfer(db, repo.id) : null,
   ]);
   let parent: RepoView | null = null;

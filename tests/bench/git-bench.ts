@@ -129,15 +129,27 @@ async function packMiB(home: string, dir: string): Promise<number> {
  * Runs every git figure in `work` (left for the caller to remove): the initial push of the whole history, three
  * bare clones from each side, and three pushes of one new commit each.
  */
-export async function measureGit(work: string, target: GitTarget): Promise<{ history: GitHistory; figures: GitFigure[] }> {
+/** The benchmark's git user (its HOME under `work`) and the generated history in `work/source.git`. */
+async function generateHistory(work: string): Promise<{ home: string; source: string; history: GitHistory; tip: string }> {
   const home = path.join(work, 'home');
   mkdirSync(home, { recursive: true });
   writeFileSync(path.join(home, '.gitconfig'), '[user]\n\tname = Bench Author\n\temail = author@example.com\n[init]\n\tdefaultBranch = main\n');
   const source = path.join(work, 'source.git');
   await runGit(home, ['init', '--quiet', '--bare', source]);
   await runGit(home, ['--git-dir', source, 'fast-import', '--quiet'], historyStream());
-  const history = { commits: commitCount, files: fileCount, packMiB: await packMiB(home, source) };
-  const tip = await headOf(home, source);
+  return { home, source, history: { commits: commitCount, files: fileCount, packMiB: await packMiB(home, source) }, tip: await headOf(home, source) };
+}
+
+/** The history pushed to Hearth, untimed: what the mirror figures start from when the git figures are not run. */
+export async function pushHistory(work: string, target: GitTarget): Promise<GitHistory> {
+  const { home, source, history, tip } = await generateHistory(work);
+  await runGit(home, ['--git-dir', source, 'push', '--quiet', target.url, 'refs/heads/main:refs/heads/main']);
+  await assertHead(home, target.dir, tip, 'push to Hearth');
+  return history;
+}
+
+export async function measureGit(work: string, target: GitTarget): Promise<{ history: GitHistory; figures: GitFigure[] }> {
+  const { home, source, history, tip } = await generateHistory(work);
 
   const figures: GitFigure[] = [];
   const record = (name: string, hearth: number[], baseline: number[]): void => {

@@ -22,7 +22,7 @@ import type { Tx } from '../../db/data-source.js';
 import type { RepoRow } from '../../db/models/repos/repo-row.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import { buildServices, type Services } from '../../db/services.js';
-import { measureGit, type GitFigure, type GitHistory } from './git-bench.js';
+import { measureGit, pushHistory, type GitFigure, type GitHistory } from './git-bench.js';
 import { measureMirrors } from './mirror-bench.js';
 import { measurePackages, type PackageFigure } from './package-bench.js';
 import { measureWebhooks, type WebhookFigures } from './webhook-bench.js';
@@ -34,7 +34,8 @@ import { measurePulls } from './pull-bench.js';
  * repositories (git-bench.ts). Every server and every load generator is its own process.
  * Then a 100 MiB generic package file up and down beside the same bytes written and read on disk (package-bench.ts).
  * BENCH_DURATION (seconds, default 10) sets each HTTP figure's run; DATABASE_URL selects an external server;
- * BENCH_PACKAGE_MIB the package file's size; `npm run bench -- packages` runs the package figures alone.
+ * BENCH_PACKAGE_MIB the package file's size; `npm run bench -- packages` runs the package figures alone, `-- mirrors` the
+ * migration and mirror-sync figures, `-- pulls` the pull request ones.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const self = fileURLToPath(import.meta.url);
@@ -185,6 +186,21 @@ async function startServer(args: string[], env: NodeJS.ProcessEnv, port: number)
   throw new Error(`${args.join(' ')} did not listen on port ${port}`);
 }
 
+/** A worker process running every actor, once it says it is ready. */
+async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const worker = spawn(process.execPath, ['--import', 'tsx', 'workers/worker.ts'], { cwd: root, env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    worker.stdout!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      if (seen.includes('worker ready')) resolve();
+    });
+    worker.once('exit', (code) => reject(new Error(`the worker exited with ${code}`)));
+  });
+  worker.stdout!.resume();
+  return worker;
+}
+
 async function stopServer(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -327,6 +343,23 @@ async function main(): Promise<void> {
       rootUrl: `http://127.0.0.1:${ports.hearth}/`, username, token, repo: repos.pulls, dir: services.git.pathOf(username, repos.pulls),
       rss: () => rssMiB(hearth.pid!),
     });
+    const pushUrl = new URL(`${username}/${repos.pushed}.git`, `http://127.0.0.1:${ports.hearth}/`);
+    pushUrl.username = username;
+    pushUrl.password = token;
+    const gitTarget = { url: pushUrl.toString(), dir: services.git.pathOf(username, repos.pushed), rss: () => rssMiB(hearth.pid!) };
+    const mirrorFigures = () => measureMirrors(path.join(scratch, 'git-bench'), {
+      rootUrl: `http://127.0.0.1:${ports.hearth}/`, username, token, sourceRepo: repos.pushed, sourceDir: gitTarget.dir, databaseUrl: benchUrl!,
+      rss: gitTarget.rss,
+    });
+    // `npm run bench -- mirrors`: the 2,000-commit history pushed (untimed), then the migration and sync figures alone
+    if (process.argv[2] === 'mirrors') {
+      const history = await pushHistory(path.join(scratch, 'git-bench'), gitTarget);
+      children.push(await startWorker(env));
+      const mirrors = await mirrorFigures();
+      printTable([], mirrors);
+      console.log(`written to ${path.relative(root, writeResults([], { history, figures: mirrors }, seconds, {}))}; load average ${os.loadavg()[0].toFixed(1)}`);
+      return;
+    }
     // `npm run bench -- pulls`: the pull request figures alone
     if (process.argv[2] === 'pulls') {
       const pulls = await pullFigures();
@@ -380,40 +413,15 @@ async function main(): Promise<void> {
       console.log(`written to ${path.relative(root, writeResults(figures, null, seconds, {}))}; load average ${os.loadavg()[0].toFixed(1)}`);
       return;
     }
-    const pushUrl = new URL(`${username}/${repos.pushed}.git`, `http://127.0.0.1:${ports.hearth}/`);
-    pushUrl.username = username;
-    pushUrl.password = token;
-    const git = await measureGit(path.join(scratch, 'git-bench'), {
-      url: pushUrl.toString(),
-      dir: services.git.pathOf(username, repos.pushed),
-      rss: () => rssMiB(hearth.pid!),
-    });
+    const git = await measureGit(path.join(scratch, 'git-bench'), gitTarget);
     const webhooks = await measureWebhooks({
       apiUrl: `http://127.0.0.1:${ports.hearth}`, token, owner: username, env,
       events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1_000),
       hooks: Number(process.env.BENCH_WEBHOOK_HOOKS ?? 100),
     });
     // A worker runs the migration and sync jobs (branch syncs of the pushes above run in it too).
-    const worker = spawn(process.execPath, ['--import', 'tsx', 'workers/worker.ts'], { cwd: root, env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(worker);
-    await new Promise<void>((resolve, reject) => {
-      let seen = '';
-      worker.stdout!.on('data', (chunk: Buffer) => {
-        seen += chunk.toString();
-        if (seen.includes('worker ready')) resolve();
-      });
-      worker.once('exit', (code) => reject(new Error(`the worker exited with ${code}`)));
-    });
-    worker.stdout!.resume();
-    git.figures.push(...await measureMirrors(path.join(scratch, 'git-bench'), {
-      rootUrl: `http://127.0.0.1:${ports.hearth}/`,
-      username,
-      token,
-      sourceRepo: repos.pushed,
-      sourceDir: services.git.pathOf(username, repos.pushed),
-      databaseUrl: benchUrl,
-      rss: () => rssMiB(hearth.pid!),
-    }));
+    children.push(await startWorker(env));
+    git.figures.push(...await mirrorFigures());
     const packages = await packageFigures();
     const pulls = await pullFigures();
     await Promise.all(children.splice(0).map(stopServer));

@@ -3,6 +3,7 @@ import { Writable } from 'node:stream';
 import test from 'ava';
 import { pino } from 'pino';
 import { installSchedules } from '../../jobs/queue.js';
+import type { RepoRow } from '../../db/models/repos/repo-row.js';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
@@ -62,6 +63,11 @@ test('a pull mirror of a private loopback repository: migrating until the worker
   answers.push(ready.body);
   t.like(ready.body, { empty: false, default_branch: 'main', mirror: true });
   t.not(ready.body.mirror_updated, '1970-01-01T00:00:00Z');
+  t.is(ready.body.mirror_last_error, '');
+  const due = Date.parse(ready.body.mirror_next_update) - Date.parse(ready.body.mirror_updated);
+  t.true(due >= 599_000 && due <= 601_000, `next update ${ready.body.mirror_next_update} is 10m after ${ready.body.mirror_updated}`);
+  const plain = await hearth.call('GET', '/repos/alice/source', { auth: alice.bearer });
+  t.false('mirror_next_update' in plain.body || 'mirror_last_error' in plain.body, 'only mirrors carry the mirror fields');
   const [status] = await hearth.store.db.query<{ status: number }>('SELECT status FROM repository WHERE name = $1', ['copy']);
   t.is(status.status, 0);
 
@@ -110,6 +116,12 @@ test('refused sources answer 422 and create nothing; a clone that fails removes 
   const bad = await hearth.call('POST', '/repos/migrate', { auth: alice.bearer, body: { clone_addr: 'ftp://example.com/x.git', repo_name: 'copy' } });
   t.is(bad.status, 422);
   t.is((await hearth.call('GET', '/repos/alice/copy', { auth: alice.bearer })).status, 404);
+  // A push-mirror target is checked as a source is, and refused alike; a malformed one is Gitea's 400.
+  const target = await hearth.call('POST', '/repos/alice/source/push_mirrors', { auth: alice.bearer, body: { remote_address: remote(hearth, 'alice', 'x'), interval: '8h' } });
+  t.is(target.status, 422);
+  t.is(target.body.message, 'You can not import from disallowed hosts.');
+  t.is((await hearth.call('POST', '/repos/alice/source/push_mirrors', { auth: alice.bearer, body: { remote_address: 'ftp://example.com/x.git' } })).status, 400);
+  t.is((await hearth.call('GET', '/repos/alice/source/push_mirrors', { auth: alice.bearer })).body.length, 0);
 
   const blocked = await startHearth(t, { ...openNetwork, HEARTH__migrations__BLOCKED_DOMAINS: '127.0.0.*' });
   const bob = await blocked.createUser('bob');
@@ -233,6 +245,9 @@ test('push mirrors: CRUD in Gitea shapes, sync_on_commit reaches the target with
 test('a migration from a Gitea-speaking source reads its releases through its API, with the same credentials', async (t) => {
   const { hearth, alice, source } = await setUp(t);
   await build.release(hearth, source, { tag: 'v1', title: 'First', note: 'the notes', prerelease: true });
+  // the source's HEAD names another branch than main: the copy's default branch and HEAD follow it
+  await build.branch(hearth, source, { name: 'develop' });
+  t.is((await hearth.call('PATCH', '/repos/alice/source', { auth: alice.bearer, body: { default_branch: 'develop' } })).status, 200);
   await drain(hearth);
   const made = await hearth.call('POST', '/repos/migrate', {
     auth: alice.bearer,
@@ -250,4 +265,6 @@ test('a migration from a Gitea-speaking source reads its releases through its AP
   t.like(releases.body[0], { tag_name: 'v1', name: 'First', body: 'the notes', prerelease: true, draft: false });
   const [task] = await hearth.store.db.query<{ status: string }>('SELECT status FROM migration_task');
   t.is(task.status, 'finished');
+  t.is((await hearth.call('GET', '/repos/alice/copy', { auth: alice.bearer })).body.default_branch, 'develop');
+  t.is(await hearth.deps.git.open((await hearth.store.db.query<RepoRow>(`SELECT * FROM repository WHERE name = 'copy'`))[0]).readHeadBranch(), 'develop');
 });

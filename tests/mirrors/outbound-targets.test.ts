@@ -60,6 +60,10 @@ test('the policy is applied again at connect time: a mirror whose host became re
   hearth.config.migrations.allowLocalNetworks = false;
   t.is((await hearth.call('POST', '/repos/alice/copy/mirror-sync', { auth: alice.bearer })).status, 200);
   await drain(hearth);
-  const [mirror] = await hearth.store.db.query<{ last_error: string }>('SELECT last_error FROM mirror');
+  const [mirror] = await hearth.store.db.query<{ last_error: string; next_update: Date }>('SELECT last_error, next_update FROM mirror');
   t.is(mirror.last_error, 'You can not import from disallowed hosts.');
+  // The repository shows the failure and when the next try is due (Hearth's own fields).
+  const shown = await hearth.call('GET', '/repos/alice/copy', { auth: alice.bearer });
+  t.like(shown.body, { mirror: true, mirror_last_error: 'You can not import from disallowed hosts.', mirror_next_update: mirror.next_update.toISOString().replace(/\.\d+Z$/, 'Z') });
+  t.true(Date.parse(shown.body.mirror_next_update) > Date.now() + 7 * 3600_000, 'the default interval, 8h, from now');
 });

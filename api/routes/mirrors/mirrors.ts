@@ -73,7 +73,7 @@ export const mirrorRoutes = [
   }),
   route({
     method: 'post', path: '/repos/{owner}/{repo}/push_mirrors', operationId: 'repoAddPushMirror', summary: 'add a push mirror to the repository', tag: 'repository',
-    scope: 'write:repository', signedIn: true, repo: repoAdmin, body: pushMirrorBody, responses: { 200: 'PushMirror', 400: 'error' },
+    scope: 'write:repository', signedIn: true, repo: repoAdmin, body: pushMirrorBody, responses: { 200: 'PushMirror', 400: 'error', 422: 'validationError' },
     handle: async ({ deps, repo, doer, body }) => {
       const row = await inTx(deps, (tx) => addPushMirror(tx, deps.config, repo.repo, doer.is_admin, body));
       return ok(renderPushMirror(repo.repo, row));

@@ -13,8 +13,10 @@ import type { RepoRow } from '../repos/repo-row.js';
 import { userTypes, type UserRow } from '../users/user-row.js';
 import { findUserByName, findUsersByIds } from '../users/users.js';
 import { connectRemote, safeMessage, sealCredentials } from './remote-access.js';
-import { importSourceData, readSourceData, type SourceService } from './source-api.js';
+import { importSourceData, readSourceData, type PullToImport, type SourcePull, type SourceService } from './source-api.js';
+import { readPullFacts } from './pull-import.js';
 import type { RemoteAccess } from '../../git/remote.js';
+import type { GitRepo } from '../../git/repo.js';
 import { wikiName } from '../../git/store.js';
 
 /** Gitea's MigrateRepoOptions, as the route has checked its types. */
@@ -49,7 +51,10 @@ interface MigrationTaskRow {
   repo_id: number | null;
   repo_name: string;
   clone_addr: string;
-  options: { mirror: boolean; interval_seconds: number; service: string; labels?: boolean; releases?: boolean; milestones?: boolean; issues?: boolean; wiki?: boolean };
+  options: {
+    mirror: boolean; interval_seconds: number; service: string; labels?: boolean; releases?: boolean; milestones?: boolean; issues?: boolean;
+    pull_requests?: boolean; wiki?: boolean;
+  };
   credentials: string | null;
   status: 'queued' | 'running' | 'finished' | 'failed';
   message: string;
@@ -125,11 +130,13 @@ export async function startMigration(tx: Tx, ctx: RepoContext & Pick<Services, '
      VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`,
     [doer.id, owner.id, repo.id, repo.name, address, {
       mirror, interval_seconds: intervalSeconds, service: input.service ?? 'git', wiki: input.wiki ?? false,
-      // Gitea reads no issue data for mirrors; Hearth reads labels, milestones, issues and releases of Gitea-speaking
-      // sources (pull requests are not read: there is no pull request to write them into yet).
-      ...Object.fromEntries((['labels', 'milestones', 'issues', 'releases'] as const).map((item) => [
+      // Gitea reads no issue data for mirrors; Hearth reads labels, milestones, issues, pull requests and releases of
+      // Gitea-speaking sources.
+      ...Object.fromEntries((['labels', 'milestones', 'issues', 'pull_requests', 'releases'] as const).map((item) => [
         item, !mirror && isApiService(input.service ?? '') && (input[item] ?? false),
       ])),
+      // Gogs' API has no pull requests (nor does Gitea read any from it)
+      ...(input.service === 'gogs' ? { pull_requests: false } : {}),
     }, sealed],
   );
   await enqueue(tx, 'migrate', { taskId: task.id });
@@ -140,7 +147,8 @@ export async function startMigration(tx: Tx, ctx: RepoContext & Pick<Services, '
 async function settleDefaultBranch(tx: Tx, ctx: Pick<Services, 'git'>, repo: RepoRow, remoteHead: string | null): Promise<string> {
   const names = (await tx.query<{ name: string }>('SELECT name FROM branch WHERE repo_id = $1 ORDER BY name', [repo.id])).map((r) => r.name);
   const chosen = [remoteHead, repo.default_branch].find((name) => name && names.includes(name)) ?? names[0] ?? repo.default_branch;
-  if (chosen !== repo.default_branch || names.length > 0) await ctx.git.open(repo).setHead(chosen);
+  // the repository was made with HEAD on its default branch, and fetching does not move HEAD
+  if (chosen !== repo.default_branch) await ctx.git.open(repo).setHead(chosen);
   return chosen;
 }
 
@@ -168,6 +176,32 @@ async function cloneWiki(deps: Store & Services, repo: RepoRow, remote: RemoteAc
 }
 
 /**
+ * Fetches every branch and tag of the source (and its pull request heads with `pullHeads`) and answers the branch
+ * its HEAD names. The two run side by side (git fetch does not keep the remote's HEAD, and `ls-remote` is its own
+ * round trip); both end before a failure is thrown.
+ */
+async function fetchWithHead(repoGit: GitRepo, remote: RemoteAccess, pullHeads: boolean): Promise<string | null> {
+  const [head, fetched] = await Promise.allSettled([
+    repoGit.readRemoteHeadBranch(remote, cloneTimeoutMs),
+    repoGit.fetchMirror(remote, true, cloneTimeoutMs, pullHeads),
+  ]);
+  if (fetched.status === 'rejected') throw fetched.reason;
+  if (head.status === 'rejected') throw head.reason;
+  return head.value;
+}
+
+/** The source's pull requests with their git facts here; one whose head commit did not come is left out, and logged. */
+async function readPullsToImport(deps: Services, repo: RepoRow, repoGit: GitRepo, pulls: SourcePull[]): Promise<PullToImport[]> {
+  const ready: PullToImport[] = [];
+  for (const source of pulls) {
+    const facts = await readPullFacts(repoGit, source.number, source);
+    if (facts) ready.push({ source, facts });
+    else deps.log.warn({ repo: `${repo.owner_name}/${repo.name}`, pull: source.number }, 'a pull request of the migration source has no head commit here; left out');
+  }
+  return ready;
+}
+
+/**
  * The `migrate` job: clones the source into the repository made for it, records branches and tag releases, and
  * makes the repository ready (a mirror's first sync is then scheduled). A migration that fails removes the
  * repository (row and directory) and records why on its task. A task already finished or failed is skipped.
@@ -189,23 +223,24 @@ export async function runMigration(deps: Store & Services, taskId: number): Prom
     const remote = await connectRemote(deps.config, task.clone_addr, task.credentials);
     secret = remote.credentials?.password;
     const repoGit = deps.git.open(repo);
-    const remoteHead = await repoGit.readRemoteHeadBranch(remote, cloneTimeoutMs);
-    await repoGit.fetchMirror(remote, true, cloneTimeoutMs);
-    const refs = await repoGit.readMirrorRefs();
-    if (task.options.wiki) await cloneWiki(deps, repo, remote);
     const { options } = task;
+    const remoteHead = await fetchWithHead(repoGit, remote, options.pull_requests ?? false);
+    const refs = await repoGit.readMirrorRefs();
+    if (options.wiki) await cloneWiki(deps, repo, remote);
     const sourceData = isApiService(options.service)
       ? await readSourceData(remote, options.service, {
-        labels: options.labels ?? false, milestones: options.milestones ?? false, issues: options.issues ?? false, releases: options.releases ?? false,
+        labels: options.labels ?? false, milestones: options.milestones ?? false, issues: options.issues ?? false,
+        pullRequests: options.pull_requests ?? false, releases: options.releases ?? false,
       })
       : null;
+    const pulls = await readPullsToImport(deps, repo, repoGit, sourceData?.pulls ?? []);
     await inTx(deps, async (tx) => {
       const [locked] = await tx.query<RepoRow>('SELECT * FROM repository WHERE id = $1 FOR UPDATE', [repo.id]);
       if (!locked) throw new Error('the repository was deleted during its migration');
       const branches = await syncAllBranches(tx, repoGit, repo.id, task.doer_id);
-      await syncAllTags(tx, repoGit, repo.id, task.doer_id);
+      if ([...refs.keys()].some((ref) => ref.startsWith('refs/tags/'))) await syncAllTags(tx, repoGit, repo.id, task.doer_id);
       const doer = (await findUsersByIds(tx, [task.doer_id])).get(task.doer_id);
-      if (sourceData && doer) await importSourceData(tx, locked, doer, sourceData);
+      if (sourceData && doer) await importSourceData(tx, locked, doer, sourceData, pulls);
       const defaultBranch = await settleDefaultBranch(tx, deps, locked, remoteHead);
       await tx.query('UPDATE repository SET status = 0, is_empty = $2, default_branch = $3, updated = now() WHERE id = $1', [repo.id, branches === 0, defaultBranch]);
       if (task.options.mirror) {

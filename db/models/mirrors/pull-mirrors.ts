@@ -11,6 +11,7 @@ import { findRepoById } from '../repos/repos.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import { findUsersByIds } from '../users/users.js';
 import { connectRemote, safeMessage } from './remote-access.js';
+import { endLease, leaseEnded, leaseFree, lockLeased, takeLease } from './sync-lease.js';
 
 interface MirrorRow {
   repo_id: number;
@@ -40,53 +41,69 @@ function diffRefs(before: Record<string, string>, after: Map<string, string>, ze
 }
 
 /**
- * The `mirror-sync` job: fetches the source (with --prune when enable_prune), then records the ref changes as
- * a push by the owner would be recorded (`recordRefUpdates`: branch rows, tag releases, push events, push
- * mirrors on commit) and sets mirror_updated. The mirror row stays locked for the sync, so syncs of one mirror
- * never overlap; a worker that dies drops the lock with its connection. Changes are computed against the refs
- * the last committed sync recorded, so a fetch whose recording was lost is recorded by the next sync. A failed
- * fetch is recorded as the mirror's last error; its next scheduled sync tries again.
+ * The `mirror-sync` job: fetches the source (with --prune when enable_prune) under the mirror's lease
+ * (sync-lease.ts: no transaction is open during the fetch), then records the ref changes as a push by the owner
+ * would be recorded (`recordRefUpdates`: branch rows, tag releases, push events, push mirrors on commit) and sets
+ * mirror_updated. Changes are computed against the refs the last committed sync recorded, so a fetch whose
+ * recording was lost is recorded by the next sync. A failed fetch is recorded as the mirror's last error; its
+ * next scheduled sync tries again. A sync asked for while another ran follows it.
  */
-export async function syncPullMirror(deps: Store & Services, repoId: number): Promise<'done' | 'skipped'> {
-  return inTx(deps, async (tx) => {
-    const [mirror] = await tx.query<MirrorRow>('SELECT * FROM mirror WHERE repo_id = $1 FOR UPDATE', [repoId]);
-    const repo = mirror ? await findRepoById(tx, repoId) : null;
-    if (!mirror || !repo || !repo.is_mirror || repo.status !== 0) return 'skipped';
+export async function syncPullMirror(deps: Store & Services, repoId: number, workerId: number | null): Promise<'done' | 'skipped'> {
+  const taken = await takeLease<MirrorRow>(deps.db, 'mirror', repoId, workerId);
+  if (!taken) return 'skipped';
+  const { lease, row: mirror } = taken;
+  try {
+    const repo = await findRepoById(deps.db, repoId);
+    if (!repo || !repo.is_mirror || repo.status !== 0) {
+      await endLease(deps.db, lease);
+      return 'skipped';
+    }
     const repoGit = deps.git.open(repo);
+    let failure: string | null = null;
     let secret: string | undefined;
     try {
       const remote = await connectRemote(deps.config, mirror.remote_address, mirror.credentials);
       secret = remote.credentials?.password;
       await repoGit.fetchMirror(remote, mirror.enable_prune, fetchTimeoutMs);
     } catch (error) {
-      const message = safeMessage(error, [secret]);
-      await tx.query(`UPDATE mirror SET last_error = $2, next_update = ${nextUpdate} WHERE repo_id = $1`, [repoId, message]);
-      deps.log.warn({ repo: `${repo.owner_name}/${repo.name}`, reason: message }, 'mirror sync failed');
-      return 'done';
+      failure = safeMessage(error, [secret]);
+      deps.log.warn({ repo: `${repo.owner_name}/${repo.name}`, reason: failure }, 'mirror sync failed');
     }
-    const refs = await repoGit.readMirrorRefs();
-    const updates = diffRefs(mirror.synced_refs, refs, zeroOid(repoGit.format));
-    const owner = (await findUsersByIds(tx, [repo.owner_id])).get(repo.owner_id);
-    if (updates.length > 0 && owner) await recordRefUpdates(tx, repo, owner, updates, { mirrorSync: true });
-    await tx.query(
-      `UPDATE mirror SET synced_refs = $2, updated = now(), last_error = '', next_update = ${nextUpdate} WHERE repo_id = $1`,
-      [repoId, Object.fromEntries(refs)],
-    );
-    return 'done';
-  });
+    const refs = failure === null ? await repoGit.readMirrorRefs() : null;
+    return await inTx(deps, async (tx) => {
+      const leased = await lockLeased<MirrorRow>(tx, lease);
+      if (!leased) return 'skipped';
+      if (refs) {
+        const updates = diffRefs(leased.synced_refs, refs, zeroOid(repoGit.format));
+        const owner = updates.length > 0 ? (await findUsersByIds(tx, [repo.owner_id])).get(repo.owner_id) : undefined;
+        if (owner) await recordRefUpdates(tx, repo, owner, updates, { mirrorSync: true });
+        await tx.query(
+          `UPDATE mirror SET synced_refs = $2, updated = now(), last_error = '', next_update = ${nextUpdate}, ${leaseEnded} WHERE repo_id = $1`,
+          [repoId, Object.fromEntries(refs)],
+        );
+      } else {
+        await tx.query(`UPDATE mirror SET last_error = $2, next_update = ${nextUpdate}, ${leaseEnded} WHERE repo_id = $1`, [repoId, failure]);
+      }
+      if (leased.rerun) await enqueue(tx, 'mirror-sync', { repoId });
+      return 'done';
+    });
+  } catch (error) {
+    await endLease(deps.db, lease).catch(() => undefined);
+    throw error;
+  }
 }
 
 /**
  * The clock's work (the `update-mirrors` job): pull mirrors and push mirrors whose next update is due get a job,
- * and are leased for as long as such a job may live, so they are not enqueued again each tick while it waits or
- * runs; a sync that finishes sets the real next update, one that died leaves the mirror due again after the lease.
- * Mirrors being synced right now (row locked) are skipped.
+ * and their next update moves on by as long as such a job may live, so they are not enqueued again each tick
+ * while it waits or runs; a sync that finishes sets the real next update, one that died leaves the mirror due
+ * again after that. Mirrors being synced right now (leased) are left for their sync to reschedule.
  */
 export async function enqueueDueMirrors(tx: Tx): Promise<{ pull: number; push: number }> {
   const pulls = await tx.query<{ repo_id: number }>(
     `WITH due AS (
        SELECT m.repo_id FROM mirror m JOIN repository r ON r.id = m.repo_id
-       WHERE m.next_update <= now() AND m.interval_seconds > 0 AND r.status = 0 AND r.is_mirror
+       WHERE m.next_update <= now() AND m.interval_seconds > 0 AND r.status = 0 AND r.is_mirror AND ${leaseFree('m')}
        ORDER BY m.next_update LIMIT 500 FOR UPDATE OF m SKIP LOCKED)
      UPDATE mirror SET next_update = now() + make_interval(secs => $1) FROM due WHERE mirror.repo_id = due.repo_id RETURNING mirror.repo_id`,
     [mirrorJobExpirySeconds],
@@ -94,7 +111,7 @@ export async function enqueueDueMirrors(tx: Tx): Promise<{ pull: number; push: n
   for (const { repo_id } of pulls) await enqueue(tx, 'mirror-sync', { repoId: repo_id });
   const pushes = await tx.query<{ id: number }>(
     `WITH due AS (
-       SELECT id FROM push_mirror WHERE next_update <= now() AND interval_seconds > 0
+       SELECT id FROM push_mirror p WHERE next_update <= now() AND interval_seconds > 0 AND ${leaseFree('p')}
        ORDER BY next_update LIMIT 500 FOR UPDATE SKIP LOCKED)
      UPDATE push_mirror p SET next_update = now() + make_interval(secs => $1) FROM due WHERE p.id = due.id RETURNING p.id`,
     [mirrorJobExpirySeconds],

@@ -11,6 +11,7 @@ import { parseDuration } from '../repos/repo-edit.js';
 import { findRepoById } from '../repos/repos.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import { connectRemote, safeMessage, sealCredentials } from './remote-access.js';
+import { endLease, leaseEnded, lockLeased, takeLease } from './sync-lease.js';
 
 /** A row of `push_mirror`; `credentials` never leaves db/. */
 export interface PushMirrorRow {
@@ -46,8 +47,9 @@ function newRemoteName(): string {
 
 /**
  * Gitea's CreatePushMirror: the interval in Go duration syntax (0, or at least MIN_INTERVAL), an http(s) address
- * the outbound policy allows (credentials from the address or the body, sealed), a new remote name. Bad input is
- * Gitea's 400.
+ * the outbound policy allows (credentials from the address or the body, sealed), a new remote name. A bad interval,
+ * address or protocol is Gitea's 400; a target the policy refuses is checked as a migration source is and answers
+ * as one does (422 with the same message; Gitea's 401 "Permission denied" says less).
  */
 export async function addPushMirror(tx: Tx, config: Services['config'], repo: RepoRow, doerIsAdmin: boolean, input: NewPushMirror): Promise<PushMirrorRow> {
   let seconds: number;
@@ -62,11 +64,11 @@ export async function addPushMirror(tx: Tx, config: Services['config'], repo: Re
   let parsed: ReturnType<typeof parseRemoteAddress>;
   try {
     parsed = parseRemoteAddress(input.remote_address, input.remote_username, input.remote_password);
-    if (parsed.target.kind !== 'http') throw badRequest('Invalid mirror protocol');
-    await checkRemoteTarget(parsed.target, migrationPolicy(config), doerIsAdmin);
   } catch (error) {
     throw error instanceof HttpError ? badRequest(error.message) : error;
   }
+  if (parsed.target.kind !== 'http') throw badRequest('Invalid mirror protocol');
+  await checkRemoteTarget(parsed.target, migrationPolicy(config), doerIsAdmin);
   const [row] = await tx.query<PushMirrorRow>(
     `INSERT INTO push_mirror (repo_id, remote_name, remote_address, credentials, sync_on_commit, interval_seconds, next_update)
      VALUES ($1, $2, $3, $4, $5, $6, CASE WHEN $6 = 0 THEN NULL ELSE now() + make_interval(secs => $6) END) RETURNING ${columns}`,
@@ -105,31 +107,49 @@ export async function enqueueCommitPushMirrors(tx: Tx, repoId: number): Promise<
 
 /**
  * The `push-mirror` job: pushes every branch and tag with --mirror semantics, the target checked again and pinned
- * now, credentials only in git's environment. The row stays locked during the push, so two pushes to one target
- * never overlap. The outcome is recorded on the mirror (last_update or last_error); a failure is then thrown so
- * pg-boss retries it.
+ * now, credentials only in git's environment, under the push mirror's lease (sync-lease.ts: no transaction is
+ * open during the push, and two pushes to one target never overlap; one asked for meanwhile follows). The
+ * outcome is recorded on the mirror (last_update or last_error); a failure is then thrown so pg-boss retries it.
  */
-export async function runPushMirror(deps: Store & Services, pushMirrorId: number): Promise<'done' | 'skipped'> {
-  const failure = await inTx(deps, async (tx): Promise<Error | 'skipped' | null> => {
-    const [mirror] = await tx.query<PushMirrorRow>(`SELECT ${columns} FROM push_mirror WHERE id = $1 FOR UPDATE`, [pushMirrorId]);
-    const repo = mirror ? await findRepoById(tx, mirror.repo_id) : null;
-    if (!mirror || !repo || repo.status !== 0) return 'skipped';
-    const next = `CASE WHEN interval_seconds = 0 THEN NULL ELSE now() + make_interval(secs => interval_seconds) END`;
+export async function runPushMirror(deps: Store & Services, pushMirrorId: number, workerId: number | null): Promise<'done' | 'skipped'> {
+  const started = await inTx(deps, async (tx) => {
+    const [found] = await tx.query<{ repo_id: number }>('SELECT repo_id FROM push_mirror WHERE id = $1', [pushMirrorId]);
+    const repo = found ? await findRepoById(tx, found.repo_id) : null;
+    if (!repo || repo.status !== 0) return null;
+    const taken = await takeLease<PushMirrorRow>(tx, 'push_mirror', pushMirrorId, workerId);
+    return taken && { repo, ...taken };
+  });
+  if (!started) return 'skipped';
+  const { repo, lease, row: mirror } = started;
+  let failure: string | null = null;
+  try {
     let secret: string | undefined;
     try {
       const remote = await connectRemote(deps.config, mirror.remote_address, mirror.credentials);
       secret = remote.credentials?.password;
       await deps.git.open(repo).pushMirror(remote, pushTimeoutMs);
     } catch (error) {
-      const message = safeMessage(error, [secret]);
-      await tx.query(`UPDATE push_mirror SET last_error = $2, next_update = ${next} WHERE id = $1`, [pushMirrorId, message]);
-      deps.log.warn({ repo: `${repo.owner_name}/${repo.name}`, remote: mirror.remote_name, reason: message }, 'push mirror failed');
-      return new Error(message);
+      failure = safeMessage(error, [secret]);
+      deps.log.warn({ repo: `${repo.owner_name}/${repo.name}`, remote: mirror.remote_name, reason: failure }, 'push mirror failed');
     }
-    await tx.query(`UPDATE push_mirror SET last_update = now(), last_error = '', next_update = ${next} WHERE id = $1`, [pushMirrorId]);
-    return null;
-  });
-  if (failure === 'skipped') return 'skipped';
-  if (failure) throw failure;
+    const next = `CASE WHEN interval_seconds = 0 THEN NULL ELSE now() + make_interval(secs => interval_seconds) END`;
+    const recorded = await inTx(deps, async (tx) => {
+      const leased = await lockLeased<PushMirrorRow>(tx, lease);
+      if (!leased) return false;
+      if (failure === null) {
+        await tx.query(`UPDATE push_mirror SET last_update = now(), last_error = '', next_update = ${next}, ${leaseEnded} WHERE id = $1`, [pushMirrorId]);
+      } else {
+        await tx.query(`UPDATE push_mirror SET last_error = $2, next_update = ${next}, ${leaseEnded} WHERE id = $1`, [pushMirrorId, failure]);
+      }
+      // after a failure the retry pushes what a push asked for meanwhile would
+      if (leased.rerun && failure === null) await enqueue(tx, 'push-mirror', { pushMirrorId });
+      return true;
+    });
+    if (!recorded) return 'skipped';
+  } catch (error) {
+    await endLease(deps.db, lease).catch(() => undefined);
+    throw error;
+  }
+  if (failure !== null) throw new Error(failure);
   return 'done';
 }

@@ -8,11 +8,12 @@ import { createMilestone } from '../issues/milestones.js';
 import { createLabel, type LabelRow } from '../orgs/labels.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
+import { insertImportedPull, sourcePullFields, type PullFacts } from './pull-import.js';
 
 // What a migration with `service` gitea, forgejo or gogs reads through the source's own API (Gitea's v1 API, which
-// Hearth speaks too, and Gogs' older dialect of it): labels, milestones, issues with their comments, and releases.
-// Requests go to the address git was pinned to, with the same credentials (a token alone as a token, otherwise
-// basic), and time out. Pull requests are not read: Hearth has no pull requests to write them into yet.
+// Hearth speaks too, and Gogs' older dialect of it): labels, milestones, issues with their comments, pull requests
+// with theirs (not from Gogs, whose API has none, as in Gitea), and releases. Requests go to the address git was
+// pinned to, with the same credentials (a token alone as a token, otherwise basic), and time out.
 
 const apiTimeoutMs = 30_000;
 const pageSize = 50;
@@ -56,16 +57,19 @@ const sourceIssue = z.object({
   is_locked: z.boolean().optional(),
   pull_request: z.unknown().optional(),
 });
+const sourcePull = sourceIssue.omit({ pull_request: true }).extend(sourcePullFields);
 const sourceComment = z.object({ body: z.string().nullish(), user: sourceUser, created_at: z.string().nullish(), updated_at: z.string().nullish() });
 export type SourceLabel = z.infer<typeof sourceLabel>;
 export type SourceRelease = z.infer<typeof sourceRelease>;
 export type SourceMilestone = z.infer<typeof sourceMilestone>;
 export type SourceIssue = z.infer<typeof sourceIssue> & { comments: Array<z.infer<typeof sourceComment>> };
+export type SourcePull = z.infer<typeof sourcePull> & { comments: Array<z.infer<typeof sourceComment>> };
 
 export interface SourceData {
   labels: SourceLabel[];
   milestones: SourceMilestone[];
   issues: SourceIssue[];
+  pulls: SourcePull[];
   releases: SourceRelease[];
 }
 
@@ -74,6 +78,7 @@ export interface SourceWanted {
   labels: boolean;
   milestones: boolean;
   issues: boolean;
+  pullRequests: boolean;
   releases: boolean;
 }
 
@@ -151,20 +156,28 @@ async function readIssues(api: SourceApi, service: SourceService): Promise<Sourc
     ? [...(await api.list('issues', sourceIssue, { state: 'open' })), ...(await api.list('issues', sourceIssue, { state: 'closed' }))]
     : await api.list('issues', sourceIssue, { state: 'all', type: 'issues' });
   const issues = listed.filter((issue) => !issue.pull_request).sort((a, b) => a.number - b.number);
-  const withComments: SourceIssue[] = [];
-  for (const issue of issues) withComments.push({ ...issue, comments: await api.list(`issues/${issue.number}/comments`, sourceComment) });
-  return withComments;
+  return withComments(api, issues);
+}
+
+/** Each item with its comments (a pull request's conversation is listed as its issue's comments). */
+async function withComments<T extends { number: number }>(api: SourceApi, items: T[]): Promise<Array<T & { comments: SourceIssue['comments'] }>> {
+  const done: Array<T & { comments: SourceIssue['comments'] }> = [];
+  for (const item of items) done.push({ ...item, comments: await api.list(`issues/${item.number}/comments`, sourceComment) });
+  return done;
 }
 
 /** Reads what was asked for; nothing is read for a local source. */
 export async function readSourceData(remote: RemoteAccess, service: SourceService, wanted: SourceWanted): Promise<SourceData> {
-  const data: SourceData = { labels: [], milestones: [], issues: [], releases: [] };
+  const data: SourceData = { labels: [], milestones: [], issues: [], pulls: [], releases: [] };
   if (!remote.pin) return data;
   const api = new SourceApi(remote, apiBaseOf(remote.url), service);
   try {
     if (wanted.labels) data.labels = await api.list('labels', sourceLabel);
     if (wanted.milestones) data.milestones = await api.list('milestones', sourceMilestone, { state: 'all' });
     if (wanted.issues) data.issues = await readIssues(api, service);
+    if (wanted.pullRequests) {
+      data.pulls = await withComments(api, (await api.list('pulls', sourcePull, { state: 'all' })).sort((a, b) => a.number - b.number));
+    }
     if (wanted.releases) data.releases = await api.list('releases', sourceRelease);
   } finally {
     await api.close();
@@ -180,13 +193,24 @@ const dateOf = (text: string | null | undefined): Date | null => {
 /** The source's account as Gitea's migrations keep it on what it wrote: its name and its id there. */
 const authorOf = (user: z.infer<typeof sourceUser>): { name: string; id: number } => ({ name: user?.login || user?.username || '', id: user?.id ?? 0 });
 
+/** A pull request to import: what the source said, and its git facts here. */
+export interface PullToImport {
+  source: SourcePull;
+  facts: PullFacts;
+}
+
 /**
- * Issues keep their numbers (pull requests leave their gaps), state, labels, milestone, dates and comments; what
- * the source's users wrote is posted by the migrating user with the source's author kept as `original_author`,
- * as Gitea's migrations do for users without a linked account.
+ * Issues and pull requests keep their numbers (in the source's order, so each takes the next index), state, labels,
+ * milestone, dates and comments; what the source's users wrote is posted by the migrating user with the source's
+ * author kept as `original_author`, as Gitea's migrations do for users without a linked account. A merged pull
+ * request is closed by its merge.
  */
-async function importIssues(tx: Tx, repo: RepoRow, doer: UserRow, issues: SourceIssue[], labels: Map<string, LabelRow>, milestones: Map<string, number>): Promise<void> {
-  for (const source of issues) {
+async function importIssues(
+  tx: Tx, repo: RepoRow, doer: UserRow, issues: SourceIssue[], pulls: PullToImport[], labels: Map<string, LabelRow>, milestones: Map<string, number>,
+): Promise<void> {
+  const items = [...issues.map((source) => ({ source, pull: null })), ...pulls.map((pull) => ({ source: pull.source, pull }))]
+    .sort((a, b) => a.source.number - b.source.number);
+  for (const { source, pull } of items) {
     // the next index allocated is the source's number
     await tx.query(
       `INSERT INTO issue_index (repo_id, max_index) VALUES ($1, $2) ON CONFLICT (repo_id) DO UPDATE SET max_index = EXCLUDED.max_index`,
@@ -198,7 +222,9 @@ async function importIssues(tx: Tx, repo: RepoRow, doer: UserRow, issues: Source
       deadline: dateOf(source.due_date),
       milestoneId: source.milestone ? (milestones.get(source.milestone.title) ?? null) : null,
       labels: (source.labels ?? []).map((l) => labels.get(l.name)).filter((l): l is LabelRow => l !== undefined),
+      isPull: pull !== null,
     });
+    if (pull) await insertImportedPull(tx, repo, issue, doer, pull.source, pull.facts);
     for (const comment of source.comments) {
       if (!comment.body?.trim()) continue;
       const row = await createComment(tx, repo, issue, doer, comment.body, true);
@@ -208,7 +234,8 @@ async function importIssues(tx: Tx, repo: RepoRow, doer: UserRow, issues: Source
         [row.id, author.name, author.id, dateOf(comment.created_at), dateOf(comment.updated_at)],
       );
     }
-    if (source.state === 'closed') await setIssueClosed(tx, repo, issue, doer, true);
+    if (pull?.source.merged) await setIssueClosed(tx, repo, issue, doer, true, { commitId: pull.source.merge_commit_sha ?? '', merged: true });
+    else if (source.state === 'closed') await setIssueClosed(tx, repo, issue, doer, true);
     const author = authorOf(source.user);
     await tx.query(
       `UPDATE issue SET original_author = $2, original_author_id = $3, is_locked = $4, created = COALESCE($5, created),
@@ -219,10 +246,11 @@ async function importIssues(tx: Tx, repo: RepoRow, doer: UserRow, issues: Source
 }
 
 /**
- * Writes what was read into the new repository with the model operations: labels, milestones, issues, then
- * releases (a release replaces the tag release of its tag: its title, notes, draft and pre-release state, date).
+ * Writes what was read into the new repository with the model operations: labels, milestones, issues and pull
+ * requests (those whose head commit is here), then releases (a release replaces the tag release of its tag: its
+ * title, notes, draft and pre-release state, date).
  */
-export async function importSourceData(tx: Tx, repo: RepoRow, doer: UserRow, data: SourceData): Promise<void> {
+export async function importSourceData(tx: Tx, repo: RepoRow, doer: UserRow, data: SourceData, pulls: PullToImport[]): Promise<void> {
   const labels = new Map<string, LabelRow>();
   for (const label of data.labels) {
     labels.set(label.name, await createLabel(tx, { repoId: repo.id }, { name: label.name, color: label.color, description: label.description, exclusive: label.exclusive }));
@@ -238,7 +266,7 @@ export async function importSourceData(tx: Tx, repo: RepoRow, doer: UserRow, dat
     ]);
     milestones.set(milestone.title, row.id);
   }
-  await importIssues(tx, repo, doer, data.issues, labels, milestones);
+  await importIssues(tx, repo, doer, data.issues, pulls, labels, milestones);
   for (const release of data.releases) {
     await tx.query(
       `INSERT INTO release (repo_id, publisher_id, tag_name, lower_tag_name, target, title, note, is_draft, is_prerelease, is_tag, created)
