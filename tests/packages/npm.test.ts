@@ -152,12 +152,13 @@ test('a publish streams its tarball out of the JSON document, whatever the chunk
   // directly through the reader, one byte and seven bytes at a time, with `\/` escapes in the base64
   const { Readable } = await import('node:stream');
   const { readNpmPublish } = await import('../../api/packages/npm-publish.js');
+  const { noUploadLimit } = await import('../../db/models/packages/blobs.js');
   const small = tarball.subarray(0, 3000);
   const escaped = doc(small.toString('base64')).replace(/\//g, '\\/');
   for (const size of [1, 7]) {
     const bytes = Buffer.from(escaped);
     const chunks = Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
-    const read = await readNpmPublish(Readable.from(chunks), hearth.deps.blobs, 1024 * 1024, -1);
+    const read = await readNpmPublish(Readable.from(chunks), hearth.deps, 1024 * 1024, noUploadLimit);
     t.is(read.tarball?.size, small.length);
     t.is(read.tarball?.sha512, createHash('sha512').update(small).digest('hex'));
     t.like(read.document, { readme: 'say "{data}" \\ [x]: {"_attachments": 1}', _attachments: { 'big-1.0.0.tgz': { data: '', length: tarball.length } } });
