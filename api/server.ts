@@ -19,7 +19,10 @@ async function main(): Promise<void> {
   const databaseUrl = await databaseUrlOf(config);
   const store = await openStore(databaseUrl, 'web');
   await ensureBootAdmin(store, config, log);
-  const server = createServer(createApp({ ...store, ...buildServices(config, log) }));
+  const services = buildServices(config, log);
+  // package uploads come here: their digest threads start now rather than with the first one
+  services.digests.warm();
+  const server = createServer(createApp({ ...store, ...services }));
   continueOnFirstRead(server);
   // Clients (undici's fetch keeps idle sockets 4 s, proxies longer) must not reuse a socket the server is closing at that moment.
   server.keepAliveTimeout = 65_000;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { DigestThread } from './blob-digests.js';
+import { DigestThreads } from './blob-digests.js';
 import { FileBlobStore, type BlobStore } from './blob-store.js';
 import { CommitFieldsCache } from './git/commit-fields.js';
 import { GitStore } from './git/store.js';
@@ -14,8 +14,8 @@ export interface Services {
   /** Repositories on disk; branch reads take commit fields from the store's cache, so they rarely start git. */
   git: GitStore;
   blobs: BlobStore;
-  /** Hashes package files on a thread beside the one receiving them. */
-  digests: DigestThread;
+  /** Hash package files on threads beside the one receiving them. */
+  digests: DigestThreads;
   /** Told of streamed chunks, so they do not pile up as garbage (see young-garbage.ts). */
   garbage: YoungGarbage;
 }
@@ -27,7 +27,7 @@ export function buildServices(config: Config, log: Logger): Services {
     log,
     git: new GitStore(path.join(config.dataDir, 'git'), new CommitFieldsCache()),
     blobs: new FileBlobStore(path.join(config.dataDir, 'blobs')),
-    digests: new DigestThread(),
+    digests: new DigestThreads(),
     garbage: new YoungGarbage(),
   };
 }

@@ -86,7 +86,7 @@ export function cargoRegistry(deps: Deps): Registry {
     const file = version && (await findFile(deps.db, version.id, `${pkg.name}-${version.version}.crate`));
     if (!version || !file) throw notFound('package does not exist', 'package does not exist');
     await countDownload(deps.db, version.id);
-    await serveFile(ctx.res, deps.blobs, file);
+    await serveFile(ctx.res, deps, file);
   });
 
   const setYanked = (yanked: boolean) => async (ctx: RegistryContext): Promise<void> => {

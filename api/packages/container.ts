@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { BlobStore } from '../../db/blob-store.js';
 import { inTx } from '../../db/data-source.js';
@@ -21,6 +20,7 @@ import type { Caller } from '../auth/caller.js';
 import type { Deps } from '../deps.js';
 import { declaredLength, drainRefused, readBody } from './body.js';
 import { issueContainerToken, readContainerToken } from './container-token.js';
+import { sendBlob } from './serve.js';
 
 /** The distribution spec's limit on a manifest (Gitea's maxManifestSize). */
 const maxManifestSize = 10 * 1024 * 1024;
@@ -381,7 +381,7 @@ export function containerRegistry(deps: Deps): Router {
       res.end();
       return;
     }
-    await pipeline(await deps.blobs.get(found.blob_key), res);
+    await sendBlob(res, deps, found.blob_key);
   }
 
   // ---- manifests
@@ -427,7 +427,7 @@ export function containerRegistry(deps: Deps): Router {
       return;
     }
     if (!isDigest) await countDownload(deps.db, found.version.id);
-    await pipeline(await deps.blobs.get(stored.blob_key), res);
+    await sendBlob(res, deps, stored.blob_key);
   }
 
   // ---- tags

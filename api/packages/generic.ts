@@ -29,7 +29,7 @@ export function genericRegistry(deps: Deps): Registry {
     const file = await findFile(deps.db, version.id, path.file!);
     if (!file) throw notFound('package file does not exist', 'package file does not exist');
     await countDownload(deps.db, version.id);
-    await serveFile(ctx.res, deps.blobs, file);
+    await serveFile(ctx.res, deps, file);
   });
 
   registry.put('/:name/:version/:file', 'write', async (ctx) => {

@@ -58,7 +58,7 @@ export function mavenRegistry(deps: Deps): Registry {
       return;
     }
     if (!headOnly) await countDownload(deps.db, version.id);
-    await serveFile(ctx.res, deps.blobs, file, { contentType: contentTypeOf(file.name), headOnly, attachment: false });
+    await serveFile(ctx.res, deps, file, { contentType: contentTypeOf(file.name), headOnly, attachment: false });
   };
   // HEAD first: Express would otherwise answer it with the GET route
   registry.head('/*path', 'read', download(true));

@@ -146,7 +146,7 @@ export function npmRegistry(deps: Deps): Registry {
       const file = version && (await findFile(deps.db, version.id, String(ctx.req.params.filename)));
       if (!version || !file) throw notFound('package file does not exist', 'package file does not exist');
       await countDownload(deps.db, version.id);
-      await serveFile(ctx.res, deps.blobs, file);
+      await serveFile(ctx.res, deps, file);
     });
   }
 
@@ -157,7 +157,7 @@ export function npmRegistry(deps: Deps): Registry {
       const found = versions.find((v) => v.file?.name === ctx.req.params.filename);
       if (!found?.file) throw notFound('package file does not exist', 'package file does not exist');
       await countDownload(deps.db, found.version.id);
-      await serveFile(ctx.res, deps.blobs, found.file);
+      await serveFile(ctx.res, deps, found.file);
     });
   }
 

@@ -111,7 +111,7 @@ export function pypiRegistry(deps: Deps): Registry {
     const file = version && (await findFile(deps.db, version.id, String(ctx.req.params.filename)));
     if (!version || !file) throw notFound('package file does not exist', 'package file does not exist');
     await countDownload(deps.db, version.id);
-    await serveFile(ctx.res, deps.blobs, file);
+    await serveFile(ctx.res, deps, file);
   });
 
   return registry;
