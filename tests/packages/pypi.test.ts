@@ -5,6 +5,7 @@ import path from 'node:path';
 import test from 'ava';
 import { hasClient, runClient } from '../helpers/clients.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
+import { rawExchange } from './raw-exchange.js';
 import { stored } from './stored.js';
 
 const python = hasClient('python3') ? 'python3' : null;
@@ -93,6 +94,20 @@ test('PyPI refusals (credentials, names, hashes, duplicates, limits) store nothi
   t.is(mismatch.status, 400);
   t.regex(await mismatch.text(), /sha256/);
   t.is((await upload(hearth, alice.basic, twineForm('pkg', '1.0', Buffer.alloc(200), 'pkg-1.0-py3-none-any.whl'))).status, 413);
+  // a large file, sent whole before the client reads (as twine's requests does): the 413 arrives, the connection stays
+  const boundary = 'hearthboundary';
+  const preamble = `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\npkg\r\n--${boundary}\r\n` +
+    `Content-Disposition: form-data; name="content"; filename="pkg-1.0-py3-none-any.whl"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+  const fileBytes = 4 * 1024 * 1024;
+  const raw = await rawExchange(
+    hearth.rootUrl,
+    `POST /api/packages/alice/pypi/ HTTP/1.1\r\nHost: hearth\r\nAuthorization: ${alice.basic}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\n` +
+      `Content-Length: ${preamble.length + fileBytes}\r\n\r\n${preamble}`,
+    fileBytes,
+    `GET /api/packages/alice/pypi/simple/pkg HTTP/1.1\r\nHost: hearth\r\nConnection: close\r\n\r\n`,
+  );
+  t.is(raw.error, null);
+  t.regex(raw.text, /^HTTP\/1\.1 413 [^]*maximum allowed package type size exceeded[^]*HTTP\/1\.1 404 /);
   t.deepEqual(await stored(hearth), empty);
 
   t.is((await upload(hearth, alice.basic, twineForm('pkg', '1.0', content, 'pkg-1.0-py3-none-any.whl'))).status, 201);
