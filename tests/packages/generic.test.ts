@@ -121,8 +121,10 @@ function streamed(mib: number, fill = 7): ReadableStream<Uint8Array> {
   });
 }
 
-test('a file over a limit is answered 413 with its message, not a cut connection, whether declared, streamed or asked with 100-continue', async (t) => {
-  const hearth = await startHearth(t, { HEARTH__packages__LIMIT_SIZE_GENERIC: '2 MiB', HEARTH__packages__LIMIT_TOTAL_OWNER_SIZE: '3 MiB' });
+test('a file over a limit is answered 413 with its message, not a cut connection, whether declared, streamed or asked with 100-continue; so is a version past the count', async (t) => {
+  const hearth = await startHearth(t, {
+    HEARTH__packages__LIMIT_SIZE_GENERIC: '2 MiB', HEARTH__packages__LIMIT_TOTAL_OWNER_SIZE: '3 MiB', HEARTH__packages__LIMIT_TOTAL_OWNER_COUNT: '1',
+  });
   const alice = await hearth.createUser('alice');
   const url = `${hearth.rootUrl}api/packages/alice/generic/tool/1/big.bin`;
   const empty = await stored(hearth);
@@ -156,8 +158,12 @@ test('a file over a limit is answered 413 with its message, not a cut connection
   const quota = await fetch(`${hearth.rootUrl}api/packages/alice/generic/tool/1/more.bin`, { method: 'PUT', headers: { Authorization: alice.bearer }, body: streamed(2), duplex: 'half' } as RequestInit);
   t.is(quota.status, 413);
   t.is(await quota.text(), 'maximum allowed package storage quota exceeded');
+  // one version is all the owner may have
+  const counted = await fetch(`${hearth.rootUrl}api/packages/alice/generic/tool/2/small.bin`, { method: 'PUT', headers: { Authorization: alice.bearer }, body: 'x' });
+  t.is(counted.status, 413);
+  t.is(await counted.text(), 'maximum allowed package count exceeded');
   t.deepEqual(await stored(hearth), kept);
-  t.like(kept, { files: 1, blobs: 1 });
+  t.like(kept, { versions: 1, files: 1, blobs: 1 });
   t.is(kept.blobFiles.length, 1);
 });
 
