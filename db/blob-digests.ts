@@ -69,6 +69,14 @@ export class DigestThreads {
     this.workers ??= this.spawn();
   }
 
+  /** Ends the threads; streams still hashing fail. */
+  async close(): Promise<void> {
+    const workers = this.workers;
+    this.workers = null;
+    for (const stream of [...this.streams.values()]) stream.fail(new Error('the digest threads were closed'));
+    await Promise.all((workers ?? []).map((worker) => worker.terminate()));
+  }
+
   start(): Digesting {
     const workers = this.workers ?? this.spawn();
     const id = this.nextId++;

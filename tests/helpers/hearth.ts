@@ -105,6 +105,7 @@ export async function startHearth(t: ExecutionContext, settings: Record<string, 
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     await store.close();
+    await deps.digests.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -32,7 +32,7 @@ export interface UploadLimit {
 
 export const noUploadLimit: UploadLimit = { bytes: -1, message: '' };
 
-/** What streaming an upload in takes: the store, the digest thread and the garbage counter. */
+/** What streaming an upload in takes: the store, the digest threads and the garbage counter. */
 export type UploadServices = Pick<Services, 'blobs' | 'digests' | 'garbage'>;
 
 export function toBlobRow(raw: Record<string, unknown>): PackageBlobRow {
@@ -40,7 +40,7 @@ export function toBlobRow(raw: Record<string, unknown>): PackageBlobRow {
 }
 
 /**
- * Streams a package file into the blob store under a fresh temporary key, hashed on the digest thread as it goes
+ * Streams a package file into the blob store under a fresh temporary key, hashed on the digest threads as it goes
  * by. Past `limit` the upload stops with its 413 and nothing stays. It runs before the transaction that records the
  * file, so a slow upload holds no database connection; `withUpload` guarantees the temporary key goes away.
  * On a refusal `content` is left as it is, unread and open: when it is a request body, the registry reads the rest
@@ -76,6 +76,7 @@ export async function storePackageUpload(services: UploadServices, content: Read
     return { key, size, ...(await digesting.finish()) };
   } catch (error) {
     digesting.abort();
+    await services.blobs.delete(key);
     throw failure ?? error;
   }
 }
