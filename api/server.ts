@@ -5,6 +5,7 @@ import { portError } from '../db/process/startup.js';
 import { configForProcess, databaseUrlOf, onStopRequest, runProcess, tellLauncher } from '../db/process/supervised.js';
 import { buildServices } from '../db/services.js';
 import { createApp } from './app.js';
+import { continueOnFirstRead } from './http/continue.js';
 
 /** The web process: serves the API until asked to stop, then lets in-flight requests (and their git processes) finish. */
 async function main(): Promise<void> {
@@ -18,7 +19,11 @@ async function main(): Promise<void> {
   const databaseUrl = await databaseUrlOf(config);
   const store = await openStore(databaseUrl, 'web');
   await ensureBootAdmin(store, config, log);
-  const server = createServer(createApp({ ...store, ...buildServices(config, log) }));
+  const services = buildServices(config, log);
+  // package uploads come here: their digest threads start now rather than with the first one
+  services.digests.warm();
+  const server = createServer(createApp({ ...store, ...services }));
+  continueOnFirstRead(server);
   // Clients (undici's fetch keeps idle sockets 4 s, proxies longer) must not reuse a socket the server is closing at that moment.
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {

@@ -39,7 +39,8 @@ export class FileBlobStore implements BlobStore {
     await mkdir(path.dirname(target), { recursive: true });
     const temp = path.join(scratch, `${key}.${randomBytes(6).toString('hex')}`);
     try {
-      await pipeline(content, createWriteStream(temp, { flags: 'wx', flush: true }));
+      // a deep buffer lets the stream gather socket-sized chunks into one writev
+      await pipeline(content, createWriteStream(temp, { flags: 'wx', flush: true, highWaterMark: 1024 * 1024 }));
       const { size } = await stat(temp);
       await rename(temp, target);
       return size;

@@ -1,9 +1,11 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { DigestThreads } from './blob-digests.js';
 import { FileBlobStore, type BlobStore } from './blob-store.js';
 import { CommitFieldsCache } from './git/commit-fields.js';
 import { GitStore } from './git/store.js';
 import type { Config } from './process/config.js';
+import { YoungGarbage } from './process/young-garbage.js';
 
 /** What a process builds once from its configuration, beside the database: the web's Deps and the worker's ActorDeps extend it. */
 export interface Services {
@@ -12,6 +14,10 @@ export interface Services {
   /** Repositories on disk; branch reads take commit fields from the store's cache, so they rarely start git. */
   git: GitStore;
   blobs: BlobStore;
+  /** Hash package files on threads beside the one receiving them. */
+  digests: DigestThreads;
+  /** Told of streamed chunks, so they do not pile up as garbage (see young-garbage.ts). */
+  garbage: YoungGarbage;
 }
 
 /** Repositories under `$HEARTH_DATA_DIR/git`, blobs under `$HEARTH_DATA_DIR/blobs`. */
@@ -21,5 +27,7 @@ export function buildServices(config: Config, log: Logger): Services {
     log,
     git: new GitStore(path.join(config.dataDir, 'git'), new CommitFieldsCache()),
     blobs: new FileBlobStore(path.join(config.dataDir, 'blobs')),
+    digests: new DigestThreads(),
+    garbage: new YoungGarbage(),
   };
 }

@@ -1,5 +1,41 @@
+import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 import { badRequest, tooLarge } from '../../db/errors.js';
+
+/** How much of a refused body is read past, and for how long, before the connection is cut instead. */
+const drainLimit = 64 * 1024 * 1024;
+const drainTime = 30_000;
+
+/** The body's size as the client declared it (Content-Length), or null when it streams in chunks. */
+export function declaredLength(req: IncomingMessage): number | null {
+  if (req.headers['transfer-encoding'] !== undefined) return null;
+  const length = Number(req.headers['content-length']);
+  return Number.isSafeInteger(length) && length >= 0 ? length : null;
+}
+
+/**
+ * Reads the rest of a refused request's body and drops it, so a client still sending reads the answer instead of a
+ * reset connection (Python's requests, for one, reads only once it has sent everything). Whatever was reading the
+ * body is let go. Past 64 MiB or 30 seconds the connection is cut after all.
+ */
+export function drainRefused(req: IncomingMessage): void {
+  if (req.complete || req.destroyed) return;
+  req.unpipe();
+  req.removeAllListeners('readable');
+  req.removeAllListeners('data');
+  let left = drainLimit;
+  const cut = (): void => {
+    req.socket?.destroy();
+  };
+  const timer = setTimeout(cut, drainTime);
+  timer.unref();
+  req.once('close', () => clearTimeout(timer));
+  req.on('data', (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) cut();
+  });
+  req.resume();
+}
 
 /** A request body read whole, refused with a 413 past `limit` bytes: for the small documents registries send. */
 export async function readBody(req: Readable, limit: number): Promise<Buffer> {

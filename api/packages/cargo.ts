@@ -3,7 +3,7 @@ import { badRequest, notFound, tooLarge } from '../../db/errors.js';
 import { storePackageUpload, withUpload } from '../../db/models/packages/blobs.js';
 import { checkCrateName, indexPath, parseCargoMetadata, type CargoMetadata } from '../../db/models/packages/cargo.js';
 import {
-  addFile, countDownload, createVersion, findFile, findPackage, findVersion, getPackage, listFiles, listVersions, setVersionMetadata, typeSizeLimit,
+  addFile, countDownload, createVersion, findFile, findPackage, findVersion, getPackage, listFiles, listVersions, setVersionMetadata, uploadLimit,
 } from '../../db/models/packages/packages.js';
 import { visibilities } from '../../db/models/users/user-row.js';
 import type { Deps } from '../deps.js';
@@ -68,7 +68,8 @@ export function cargoRegistry(deps: Deps): Registry {
     const published = parseCargoMetadata(await body.read(jsonLength, 'the crate metadata'));
     const crateLength = (await body.read(4, 'the publish request')).readUInt32LE(0);
     if (crateLength === 0) throw badRequest('the crate file is empty');
-    const upload = await storePackageUpload(deps.blobs, body.stream(crateLength, 'the crate file'), typeSizeLimit(deps.config, 'cargo'));
+    const limit = await uploadLimit(deps.db, deps.config, ctx.owner, 'cargo', crateLength);
+    const upload = await storePackageUpload(deps, body.stream(crateLength, 'the crate file'), limit);
     await withUpload(deps.blobs, upload, () => inTx(deps, async (tx) => {
       const { pkg, version } = await createVersion(tx, deps.config, {
         owner: ctx.owner, creator: doer, type: 'cargo', name: published.name, version: published.version,
@@ -85,7 +86,7 @@ export function cargoRegistry(deps: Deps): Registry {
     const file = version && (await findFile(deps.db, version.id, `${pkg.name}-${version.version}.crate`));
     if (!version || !file) throw notFound('package does not exist', 'package does not exist');
     await countDownload(deps.db, version.id);
-    await serveFile(ctx.res, deps.blobs, file);
+    await serveFile(ctx.res, deps, file);
   });
 
   const setYanked = (yanked: boolean) => async (ctx: RegistryContext): Promise<void> => {

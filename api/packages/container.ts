@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { BlobStore } from '../../db/blob-store.js';
 import { inTx } from '../../db/data-source.js';
@@ -11,7 +10,7 @@ import {
   findManifest, findUpload, imageNamePattern, listCatalog, listTags, mountBlob, ociError, parseManifest, putManifest, removeStaleUploads,
   removeUpload, saveBlob, tagPattern, type BlobUploadRow, type ImageRef, type OciCode,
 } from '../../db/models/packages/container.js';
-import { countDownload, typeSizeLimit } from '../../db/models/packages/packages.js';
+import { countDownload, uploadLimit } from '../../db/models/packages/packages.js';
 import { accessModes } from '../../db/models/repos/repo-row.js';
 import { findUserByName, findUsersByIds } from '../../db/models/users/users.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
@@ -19,8 +18,9 @@ import { scopeAllows } from '../../db/scopes.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { Caller } from '../auth/caller.js';
 import type { Deps } from '../deps.js';
-import { readBody } from './body.js';
+import { declaredLength, drainRefused, readBody } from './body.js';
 import { issueContainerToken, readContainerToken } from './container-token.js';
+import { sendBlob } from './serve.js';
 
 /** The distribution spec's limit on a manifest (Gitea's maxManifestSize). */
 const maxManifestSize = 10 * 1024 * 1024;
@@ -135,6 +135,7 @@ export function containerRegistry(deps: Deps): Router {
     const code = error instanceof HttpError ? (error.extra.code as OciCode | undefined) ?? codeForStatus[status] ?? 'UNSUPPORTED' : 'UNKNOWN';
     if (status === 401) res.setHeader('WWW-Authenticate', `Bearer realm="${realm}",service="container_registry",scope="*"`);
     sendJson(res, status, { errors: [{ code, message: status === 500 ? 'internal server error' : (error as Error).message }] });
+    drainRefused(res.req);
   };
 
   /** The API's authentication (basic with a password or token, token headers), as a promise. */
@@ -227,7 +228,6 @@ export function containerRegistry(deps: Deps): Router {
     if (!ctx.doer.user) throw ociError('UNAUTHORIZED');
     return { owner: ctx.owner, creator: ctx.doer.user, image: ctx.image };
   };
-  const sizeLimit = typeSizeLimit(deps.config, 'container');
 
   // ---- token and catalog
 
@@ -265,7 +265,7 @@ export function containerRegistry(deps: Deps): Router {
     const digest = firstQuery(req, 'digest');
     if (digest) {
       if (!digestPattern.test(digest)) throw ociError('DIGEST_INVALID');
-      const upload = await storePackageUpload(deps.blobs, req, sizeLimit);
+      const upload = await storePackageUpload(deps, req, await uploadLimit(deps.db, deps.config, ctx.owner, 'container', declaredLength(req)));
       await withUpload(deps.blobs, upload, async () => {
         if (`sha256:${upload.sha256}` !== digest) throw ociError('DIGEST_INVALID');
         await inTx(deps, (tx) => saveBlob(tx, deps, ref, upload));
@@ -280,8 +280,8 @@ export function containerRegistry(deps: Deps): Router {
 
   /** Streams the request body into the blob store as the upload's next chunk; the row changes only if nobody else appended meanwhile. */
   async function appendBody(ctx: Context, upload: BlobUploadRow): Promise<BlobUploadRow> {
-    const remaining = sizeLimit < 0 ? -1 : Math.max(sizeLimit - upload.bytes_received, 0);
-    const chunk = await storePackageUpload(deps.blobs, ctx.req, remaining);
+    const limit = await uploadLimit(deps.db, deps.config, ctx.owner, 'container', declaredLength(ctx.req), upload.bytes_received);
+    const chunk = await storePackageUpload(deps, ctx.req, limit);
     const contentRange = ctx.req.get('content-range');
     const range = contentRange ? /^(?:bytes[ =])?(\d+)-(\d+)/.exec(contentRange) : null;
     if (range && Number(range[2]) - Number(range[1]) + 1 !== chunk.size) {
@@ -333,6 +333,16 @@ export function containerRegistry(deps: Deps): Router {
     }
   }
 
+  /** Several chunks streamed through once more into one blob; the chunks' files are closed whatever happens. */
+  async function joinChunks(ctx: Context, chunks: PackageUpload[]): Promise<PackageUpload> {
+    const joined = chunks.length === 0 ? Readable.from([]) : concatenate(deps.blobs, chunks);
+    try {
+      return await storePackageUpload(deps, joined, await uploadLimit(deps.db, deps.config, ctx.owner, 'container'));
+    } finally {
+      joined.destroy();
+    }
+  }
+
   /**
    * The upload's chunks become one blob: a single chunk is the blob already (hashed as it came), several are
    * streamed through once more into one. A digest that does not match, or any failure, ends the upload.
@@ -340,9 +350,7 @@ export function containerRegistry(deps: Deps): Router {
   async function finishUpload(ctx: Context, upload: BlobUploadRow, digest: string): Promise<void> {
     const ref = imageRef(ctx);
     try {
-      const whole = upload.chunks.length === 1
-        ? upload.chunks[0]
-        : await storePackageUpload(deps.blobs, upload.chunks.length === 0 ? Readable.from([]) : concatenate(deps.blobs, upload.chunks), sizeLimit);
+      const whole = upload.chunks.length === 1 ? upload.chunks[0] : await joinChunks(ctx, upload.chunks);
       await withUpload(deps.blobs, whole, async () => {
         if (`sha256:${whole.sha256}` !== digest) throw ociError('DIGEST_INVALID');
         await inTx(deps, async (tx) => {
@@ -373,7 +381,7 @@ export function containerRegistry(deps: Deps): Router {
       res.end();
       return;
     }
-    await pipeline(await deps.blobs.get(found.blob_key), res);
+    await sendBlob(res, deps, found.blob_key);
   }
 
   // ---- manifests
@@ -395,7 +403,7 @@ export function containerRegistry(deps: Deps): Router {
         if (!configBlob) throw ociError('MANIFEST_BLOB_UNKNOWN', `blob ${parsed.config.digest} is unknown to the image`);
         config = configMetadata(configBlob.size <= maxConfigRead ? await readBody(await deps.blobs.get(configBlob.blob_key), maxConfigRead) : null);
       }
-      const upload = await storePackageUpload(deps.blobs, Readable.from([bytes]));
+      const upload = await storePackageUpload(deps, Readable.from([bytes]));
       const digest = await withUpload(deps.blobs, upload, async () => {
         if (isDigest && `sha256:${upload.sha256}` !== reference) throw ociError('DIGEST_INVALID');
         return inTx(deps, (tx) => putManifest(tx, deps, { ...ref, reference, manifest: parsed, upload, config }));
@@ -419,7 +427,7 @@ export function containerRegistry(deps: Deps): Router {
       return;
     }
     if (!isDigest) await countDownload(deps.db, found.version.id);
-    await pipeline(await deps.blobs.get(stored.blob_key), res);
+    await sendBlob(res, deps, stored.blob_key);
   }
 
   // ---- tags

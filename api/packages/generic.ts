@@ -1,8 +1,9 @@
 import { badRequest, notFound } from '../../db/errors.js';
 import { inTx } from '../../db/data-source.js';
 import { storePackageUpload, withUpload } from '../../db/models/packages/blobs.js';
-import { addFile, countDownload, createVersion, deleteFile, deleteVersion, findFile, getVersion, typeSizeLimit } from '../../db/models/packages/packages.js';
+import { addFile, countDownload, createVersion, deleteFile, deleteVersion, findFile, getVersion, uploadLimit } from '../../db/models/packages/packages.js';
 import type { Deps } from '../deps.js';
+import { declaredLength } from './body.js';
 import { plainTextError, Registry, writer, type RegistryContext } from './registry.js';
 import { serveFile } from './serve.js';
 
@@ -28,13 +29,14 @@ export function genericRegistry(deps: Deps): Registry {
     const file = await findFile(deps.db, version.id, path.file!);
     if (!file) throw notFound('package file does not exist', 'package file does not exist');
     await countDownload(deps.db, version.id);
-    await serveFile(ctx.res, deps.blobs, file);
+    await serveFile(ctx.res, deps, file);
   });
 
   registry.put('/:name/:version/:file', 'write', async (ctx) => {
     const path = checkPath(ctx);
     const doer = writer(ctx);
-    const upload = await storePackageUpload(deps.blobs, ctx.req, typeSizeLimit(deps.config, 'generic'));
+    const limit = await uploadLimit(deps.db, deps.config, ctx.owner, 'generic', declaredLength(ctx.req));
+    const upload = await storePackageUpload(deps, ctx.req, limit);
     await withUpload(deps.blobs, upload, () => inTx(deps, async (tx) => {
       const { pkg, version } = await createVersion(tx, deps.config, { owner: ctx.owner, creator: doer, type: 'generic', name: path.name, version: path.version }, 'reuse');
       await addFile(tx, deps, ctx.owner, pkg, version, upload, { name: path.file!, isLead: true });

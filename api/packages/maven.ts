@@ -4,9 +4,9 @@ import { inTx } from '../../db/data-source.js';
 import { badRequest, notFound } from '../../db/errors.js';
 import { storePackageUpload, withUpload } from '../../db/models/packages/blobs.js';
 import { artifactMetadataXml, checkPom, mavenMetadataFile, mavenPackageName, parseMavenPath, type ChecksumKind, type MavenPath } from '../../db/models/packages/maven.js';
-import { addFile, countDownload, createVersion, findFile, findPackage, findVersion, listVersions, typeSizeLimit, type PackageFileView } from '../../db/models/packages/packages.js';
+import { addFile, countDownload, createVersion, findFile, findPackage, findVersion, listVersions, uploadLimit, type PackageFileView } from '../../db/models/packages/packages.js';
 import type { Deps } from '../deps.js';
-import { readBody } from './body.js';
+import { declaredLength, readBody } from './body.js';
 import { plainTextError, Registry, writer, type RegistryContext } from './registry.js';
 import { serveFile } from './serve.js';
 
@@ -58,7 +58,7 @@ export function mavenRegistry(deps: Deps): Registry {
       return;
     }
     if (!headOnly) await countDownload(deps.db, version.id);
-    await serveFile(ctx.res, deps.blobs, file, { contentType: contentTypeOf(file.name), headOnly, attachment: false });
+    await serveFile(ctx.res, deps, file, { contentType: contentTypeOf(file.name), headOnly, attachment: false });
   };
   // HEAD first: Express would otherwise answer it with the GET route
   registry.head('/*path', 'read', download(true));
@@ -83,6 +83,7 @@ export function mavenRegistry(deps: Deps): Registry {
       ctx.res.status(200).end();
       return;
     }
+    const limit = await uploadLimit(deps.db, deps.config, ctx.owner, 'maven', declaredLength(ctx.req));
     const isPom = path.filename.endsWith('.pom');
     let content: Readable = ctx.req;
     if (isPom) {
@@ -90,7 +91,7 @@ export function mavenRegistry(deps: Deps): Registry {
       checkPom(pom, path);
       content = Readable.from([pom]);
     }
-    const upload = await storePackageUpload(deps.blobs, content, typeSizeLimit(deps.config, 'maven'));
+    const upload = await storePackageUpload(deps, content, limit);
     await withUpload(deps.blobs, upload, () => inTx(deps, async (tx) => {
       const { pkg, version } = await createVersion(tx, deps.config, {
         owner: ctx.owner, creator: doer, type: 'maven', name: mavenPackageName(path), version: path.version,

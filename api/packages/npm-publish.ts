@@ -1,8 +1,7 @@
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
-import type { BlobStore } from '../../db/blob-store.js';
 import { badRequest, tooLarge } from '../../db/errors.js';
-import { storePackageUpload, type PackageUpload } from '../../db/models/packages/blobs.js';
+import { storePackageUpload, type PackageUpload, type UploadLimit, type UploadServices } from '../../db/models/packages/blobs.js';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -190,17 +189,17 @@ export interface StreamedPublish {
  * Reads an npm publish (or deprecation) document, streaming its tarball into the blob store as it is decoded:
  * neither the base64 text nor the tarball is ever held whole. On any failure nothing stays in the store.
  */
-export async function readNpmPublish(body: Readable, blobs: BlobStore, documentLimit: number, tarballLimit: number): Promise<StreamedPublish> {
+export async function readNpmPublish(body: Readable, services: UploadServices, documentLimit: number, tarballLimit: UploadLimit): Promise<StreamedPublish> {
   const scanner = new PublishScanner(documentLimit);
   let tarball: PassThrough | null = null;
   let uploading: Promise<PackageUpload> | null = null;
   try {
-    // a refusal must still reach the client: the rest of the body is then read past, not cut off
+    // a refusal must still reach the client: the registry reads the rest of the body past, so it is not destroyed here
     for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
       const pieces = scanner.feed(chunk);
       if (pieces.length > 0 && !tarball) {
         tarball = new PassThrough();
-        uploading = storePackageUpload(blobs, tarball, tarballLimit);
+        uploading = storePackageUpload(services, tarball, tarballLimit);
         uploading.catch(() => undefined);
       }
       for (const piece of pieces) {
@@ -212,10 +211,9 @@ export async function readNpmPublish(body: Readable, blobs: BlobStore, documentL
     if (tarball && !tarball.writableEnded) tarball.end();
     return { document, tarball: uploading ? await uploading : null };
   } catch (error) {
-    body.resume();
     tarball?.destroy(error as Error);
     const stored = uploading ? await uploading.catch(() => null) : null;
-    if (stored) await blobs.delete(stored.key);
+    if (stored) await services.blobs.delete(stored.key);
     throw error;
   }
 }

@@ -5,7 +5,7 @@ import { withUpload } from '../../db/models/packages/blobs.js';
 import { checkNpmName, checkTag, dropTagsOf, listDistTags, parseNpmPublish, removeDistTag, setDistTag } from '../../db/models/packages/npm.js';
 import {
   addFile, countDownload, createVersion, deleteVersion, findFile, findVersion, getPackage, listFiles, listVersions,
-  setVersionMetadata, toPackage, typeSizeLimit, type PackageFileView, type PackageRow, type PackageVersionRow,
+  setVersionMetadata, toPackage, uploadLimit, type PackageFileView, type PackageRow, type PackageVersionRow,
 } from '../../db/models/packages/packages.js';
 import type { Deps } from '../deps.js';
 import { discardBody, readBody } from './body.js';
@@ -103,7 +103,8 @@ export function npmRegistry(deps: Deps): Registry {
     registry.put(path, 'write', async (ctx) => {
       const name = nameOf(ctx);
       const doer = writer(ctx);
-      const { document, tarball } = await readNpmPublish(ctx.req, deps.blobs, documentLimit, typeSizeLimit(deps.config, 'npm'));
+      const limit = await uploadLimit(deps.db, deps.config, ctx.owner, 'npm');
+      const { document, tarball } = await readNpmPublish(ctx.req, deps, documentLimit, limit);
       const work = async (): Promise<void> => {
         if (isDeprecation(document)) {
           await deprecate(ctx, name, document as { versions: Record<string, { deprecated?: unknown }> });
@@ -145,7 +146,7 @@ export function npmRegistry(deps: Deps): Registry {
       const file = version && (await findFile(deps.db, version.id, String(ctx.req.params.filename)));
       if (!version || !file) throw notFound('package file does not exist', 'package file does not exist');
       await countDownload(deps.db, version.id);
-      await serveFile(ctx.res, deps.blobs, file);
+      await serveFile(ctx.res, deps, file);
     });
   }
 
@@ -156,7 +157,7 @@ export function npmRegistry(deps: Deps): Registry {
       const found = versions.find((v) => v.file?.name === ctx.req.params.filename);
       if (!found?.file) throw notFound('package file does not exist', 'package file does not exist');
       await countDownload(deps.db, found.version.id);
-      await serveFile(ctx.res, deps.blobs, found.file);
+      await serveFile(ctx.res, deps, found.file);
     });
   }
 

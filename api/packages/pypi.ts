@@ -1,11 +1,10 @@
-import { pipeline } from 'node:stream';
+import { finished } from 'node:stream';
 import busboy from 'busboy';
 import type { Request } from 'express';
-import type { BlobStore } from '../../db/blob-store.js';
 import { inTx } from '../../db/data-source.js';
 import { badRequest, notFound } from '../../db/errors.js';
-import { storePackageUpload, withUpload, type PackageUpload } from '../../db/models/packages/blobs.js';
-import { addFile, countDownload, createVersion, findFile, findPackage, findVersion, listFiles, listVersions, typeSizeLimit } from '../../db/models/packages/packages.js';
+import { storePackageUpload, withUpload, type PackageUpload, type UploadLimit, type UploadServices } from '../../db/models/packages/blobs.js';
+import { addFile, countDownload, createVersion, findFile, findPackage, findVersion, listFiles, listVersions, uploadLimit } from '../../db/models/packages/packages.js';
 import { checkPypiUpload, normalizePypiName } from '../../db/models/packages/pypi.js';
 import type { Deps } from '../deps.js';
 import { plainTextError, Registry, writer } from './registry.js';
@@ -17,8 +16,11 @@ interface Received {
   upload: PackageUpload | null;
 }
 
-/** Reads twine's multipart form: the text fields, and the `content` file streamed into the blob store. */
-function receiveForm(req: Request, blobs: BlobStore, limit: number): Promise<Received> {
+/**
+ * Reads twine's multipart form: the text fields, and the `content` file streamed into the blob store. On a failure the
+ * request is let go unread (the registry reads the rest past while answering) and nothing stays in the store.
+ */
+function receiveForm(req: Request, services: UploadServices, limit: UploadLimit): Promise<Received> {
   let parser: busboy.Busboy;
   try {
     parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fieldSize: 1024 * 1024, parts: 200, files: 1 } });
@@ -28,32 +30,39 @@ function receiveForm(req: Request, blobs: BlobStore, limit: number): Promise<Rec
   const fields: Record<string, string> = {};
   let filename: string | null = null;
   let stored: Promise<PackageUpload> | undefined;
-  let failure: unknown;
-  parser.on('field', (name, value) => {
-    fields[name] = value;
-  });
-  parser.on('file', (field, file, info) => {
-    if (field !== 'content' || stored) {
-      file.resume();
-      return;
-    }
-    filename = info.filename ?? null;
-    stored = storePackageUpload(blobs, file, limit);
-    stored.catch((error: unknown) => {
-      failure = error;
-      parser.destroy(error as Error);
-    });
-  });
   return new Promise((resolve, reject) => {
-    pipeline(req, parser, (error) => {
-      if (error) {
-        stored?.then((upload) => blobs.delete(upload.key)).catch(() => undefined);
-        reject(failure ?? badRequest(`could not read the upload: ${error.message}`));
+    let settled = false;
+    const fail = (error: unknown): void => {
+      if (settled) return;
+      settled = true;
+      req.unpipe(parser);
+      parser.destroy();
+      stored?.then((upload) => services.blobs.delete(upload.key)).catch(() => undefined);
+      reject(error);
+    };
+    parser.on('field', (name, value) => {
+      fields[name] = value;
+    });
+    parser.on('file', (field, file, info) => {
+      if (field !== 'content' || stored) {
+        file.resume();
         return;
       }
+      filename = info.filename ?? null;
+      stored = storePackageUpload(services, file, limit);
+      stored.catch(fail);
+    });
+    parser.on('error', (error: Error) => fail(badRequest(`could not read the upload: ${error.message}`)));
+    parser.on('close', () => {
+      if (settled) return;
+      settled = true;
       if (!stored) resolve({ fields, filename, upload: null });
       else stored.then((upload) => resolve({ fields, filename, upload }), reject);
     });
+    finished(req, { writable: false }, (error) => {
+      if (error) fail(badRequest(`could not read the upload: ${error.message}`));
+    });
+    req.pipe(parser);
   });
 }
 
@@ -65,7 +74,7 @@ export function pypiRegistry(deps: Deps): Registry {
 
   registry.post('/', 'write', async (ctx) => {
     const doer = writer(ctx);
-    const received = await receiveForm(ctx.req, deps.blobs, typeSizeLimit(deps.config, 'pypi'));
+    const received = await receiveForm(ctx.req, deps, await uploadLimit(deps.db, deps.config, ctx.owner, 'pypi'));
     if (!received.upload) throw badRequest('the file is missing: send it in the "content" field');
     const upload = received.upload;
     await withUpload(deps.blobs, upload, async () => {
@@ -102,7 +111,7 @@ export function pypiRegistry(deps: Deps): Registry {
     const file = version && (await findFile(deps.db, version.id, String(ctx.req.params.filename)));
     if (!version || !file) throw notFound('package file does not exist', 'package file does not exist');
     await countDownload(deps.db, version.id);
-    await serveFile(ctx.res, deps.blobs, file);
+    await serveFile(ctx.res, deps, file);
   });
 
   return registry;

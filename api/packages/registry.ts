@@ -8,6 +8,7 @@ import { scopeAllows } from '../../db/scopes.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { Caller } from '../auth/caller.js';
 import type { Deps } from '../deps.js';
+import { drainRefused } from './body.js';
 
 /** What a registry handler works with: the caller, the owner the path names and the caller's mode on its packages. */
 export interface RegistryContext {
@@ -104,6 +105,8 @@ export class Registry {
     if (status === 500) this.deps.log.error({ err: error }, 'package request failed');
     if (status === 401) res.setHeader('WWW-Authenticate', this.challenge);
     this.writeError(res, status, status === 500 ? 'internal server error' : (error as Error).message);
+    // after the answer, so a client waiting for `100 Continue` is not asked for a body now refused
+    drainRefused(res.req);
   }
 }
 

@@ -1,7 +1,10 @@
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
-import type { BlobStore } from '../../db/blob-store.js';
 import type { PackageFileView } from '../../db/models/packages/packages.js';
+import type { Services } from '../../db/services.js';
+
+/** What serving a blob takes: the store and the garbage counter its chunks go to. */
+export type BlobServices = Pick<Services, 'blobs' | 'garbage'>;
 
 export interface ServeOptions {
   contentType?: string;
@@ -11,7 +14,7 @@ export interface ServeOptions {
 }
 
 /** A package file's bytes streamed from the blob store, with its size, type and modification time. */
-export async function serveFile(res: Response, blobs: BlobStore, file: PackageFileView, options: ServeOptions = {}): Promise<void> {
+export async function serveFile(res: Response, services: BlobServices, file: PackageFileView, options: ServeOptions = {}): Promise<void> {
   res.status(200).set({
     'Content-Length': String(file.blob.size),
     'Content-Type': options.contentType ?? 'application/octet-stream',
@@ -24,6 +27,12 @@ export async function serveFile(res: Response, blobs: BlobStore, file: PackageFi
     res.end();
     return;
   }
-  const content = await blobs.get(file.blob.blob_key);
+  await sendBlob(res, services, file.blob.blob_key);
+}
+
+/** A blob's bytes piped to the response, each chunk told to the garbage counter once it went by. */
+export async function sendBlob(res: Response, services: BlobServices, key: string): Promise<void> {
+  const content = await services.blobs.get(key);
+  content.on('data', (chunk: Buffer) => services.garbage.passed(chunk.length));
   await pipeline(content, res);
 }

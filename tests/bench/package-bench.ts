@@ -2,12 +2,14 @@ import { createReadStream, createWriteStream, mkdirSync, rmSync } from 'node:fs'
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Readable, Writable } from 'node:stream';
+import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { runClient } from '../helpers/clients.js';
 
 /**
- * A large generic package file uploaded to and downloaded from Hearth, beside writing and reading the same
- * bytes on the same disk in the same run, with the web process's memory sampled during each transfer.
+ * A large generic package file uploaded to and downloaded from Hearth with curl (the client Gitea documents for the
+ * generic registry, and one that costs the shared CPUs little), beside writing and reading the same bytes on the same
+ * disk in the same run, with the web process's memory sampled during each transfer.
  */
 export interface PackageFigure {
   name: string;
@@ -64,19 +66,19 @@ export async function measurePackages(work: string, target: PackageTarget, mib =
   try {
     const disk = await watched(() => 0, () => pipeline(createReadStream(source), createWriteStream(path.join(work, 'copy.bin'), { flush: true })));
     const diskRead = await watched(() => 0, () => pipeline(createReadStream(path.join(work, 'copy.bin')), discard()));
+    const bytes = mib * 1024 * 1024;
+    const curl = async (url: string, args: string[], expected: string): Promise<void> => {
+      const run = await runClient('curl', ['-sS', '-o', '/dev/null', '-w', '%{http_code} %{size_upload} %{size_download}', '-H', `Authorization: ${target.authorization}`, ...args, url], { cwd: work, env: {} });
+      if (run.code !== 0 || run.stdout !== expected) throw new Error(`curl ${args.join(' ')} answered ${run.stdout} ${run.stderr}`);
+    };
+    // one small file up and down first, so the figures are of the transfer, not of the first request's code
+    const small = path.join(work, 'small.bin');
+    await writeSource(small, 1);
+    await curl(`${target.base}/warm/1.0.0/small.bin`, ['-T', small], `201 ${1024 * 1024} 0`);
+    await curl(`${target.base}/warm/1.0.0/small.bin`, [], `200 0 ${1024 * 1024}`);
     const url = `${target.base}/big/1.0.0/big.bin`;
-    const upload = await watched(target.rss, async () => {
-      const response = await fetch(url, {
-        method: 'PUT', headers: { Authorization: target.authorization, 'Content-Length': String(mib * 1024 * 1024) },
-        body: Readable.toWeb(createReadStream(source)) as ReadableStream, duplex: 'half',
-      } as RequestInit);
-      if (response.status !== 201) throw new Error(`upload answered ${response.status}: ${await response.text()}`);
-    });
-    const download = await watched(target.rss, async () => {
-      const response = await fetch(url, { headers: { Authorization: target.authorization } });
-      if (response.status !== 200 || !response.body) throw new Error(`download answered ${response.status}`);
-      await pipeline(Readable.fromWeb(response.body as never), discard());
-    });
+    const upload = await watched(target.rss, () => curl(url, ['-T', source], `201 ${bytes} 0`));
+    const download = await watched(target.rss, () => curl(url, [], `200 0 ${bytes}`));
     const figure = (name: string, hearth: { seconds: number; growth: number }, baseline: { seconds: number }): PackageFigure => ({
       name, mib, seconds: hearth.seconds, baselineSeconds: baseline.seconds, throughputRatio: baseline.seconds / hearth.seconds, rssGrowthMiB: hearth.growth,
     });

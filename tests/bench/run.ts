@@ -24,6 +24,7 @@ import type { UserRow } from '../../db/models/users/user-row.js';
 import { buildServices, type Services } from '../../db/services.js';
 import { measureGit, pushHistory, type GitFigure, type GitHistory } from './git-bench.js';
 import { measureMirrors } from './mirror-bench.js';
+import { measureNpmInstall, type NpmInstallFigure } from './npm-bench.js';
 import { measurePackages, type PackageFigure } from './package-bench.js';
 import { measureWebhooks, type WebhookFigures } from './webhook-bench.js';
 import { measurePulls } from './pull-bench.js';
@@ -32,7 +33,8 @@ import { measurePulls } from './pull-bench.js';
  * `npm run bench`: Hearth's hot read paths under load, each beside a same-run baseline (bare Express 5 and
  * one primary-key query with `pg`), then git transport over Hearth's smart HTTP beside git between local
  * repositories (git-bench.ts). Every server and every load generator is its own process.
- * Then a 100 MiB generic package file up and down beside the same bytes written and read on disk (package-bench.ts).
+ * Then a 100 MiB generic package file up and down beside the same bytes written and read on disk (package-bench.ts),
+ * and `npm install` of a package with 200 versions beside installing its tarball from a file (npm-bench.ts).
  * BENCH_DURATION (seconds, default 10) sets each HTTP figure's run; DATABASE_URL selects an external server;
  * BENCH_PACKAGE_MIB the package file's size; `npm run bench -- packages` runs the package figures alone, `-- mirrors` the
  * migration and mirror-sync figures, `-- pulls` the pull request ones.
@@ -287,15 +289,18 @@ function printWebhooks(w: WebhookFigures): void {
   console.log(`| ${w.steadyEvents} events at ${w.steadyRatePerSecond}/s to one hook (${w.steadyFailedCalls} API calls failed) | ${w.steadyDeliveriesPerSecond} | | | ${w.delayP50Ms} | ${w.delayP99Ms} |`);
 }
 
-function printPackages(figures: PackageFigure[]): void {
+function printPackages(figures: PackageFigure[], npm: NpmInstallFigure): void {
   for (const f of figures) {
     console.log(`${f.name}: ${(f.mib / f.seconds).toFixed(0)} MiB/s, disk ${(f.mib / f.baselineSeconds).toFixed(0)} MiB/s, ` +
       `${f.throughputRatio.toFixed(2)}× of disk, web RSS +${f.rssGrowthMiB} MiB during the transfer`);
   }
+  console.log(`npm install of a package with ${npm.versions} versions: ${npm.seconds.toFixed(2)} s, from its tarball on disk ${npm.baselineSeconds.toFixed(2)} s ` +
+    `(${npm.ratio.toFixed(2)}×); its packument ${npm.packumentKiB} KiB in ${npm.packumentMs.toFixed(0)} ms`);
 }
 
 interface ExtraFigures {
   packages?: PackageFigure[];
+  npmInstall?: NpmInstallFigure;
   pulls?: GitFigure[];
   start?: StartFigure;
   webhooks?: WebhookFigures;
@@ -336,9 +341,12 @@ async function main(): Promise<void> {
     const ports = { baseline: await freePort(), hearth: await freePort() };
     const hearth = await startServer(['api/server.ts'], { ...env, PORT: String(ports.hearth) }, ports.hearth);
     children.push(hearth);
-    const packageFigures = () => measurePackages(path.join(scratch, 'package-bench'), {
-      base: `http://127.0.0.1:${ports.hearth}/api/packages/${username}/generic`, authorization: `token ${token}`, rss: () => rssMiB(hearth.pid!),
-    }, Number(process.env.BENCH_PACKAGE_MIB ?? 100));
+    const packageFigures = async () => ({
+      packages: await measurePackages(path.join(scratch, 'package-bench'), {
+        base: `http://127.0.0.1:${ports.hearth}/api/packages/${username}/generic`, authorization: `token ${token}`, rss: () => rssMiB(hearth.pid!),
+      }, Number(process.env.BENCH_PACKAGE_MIB ?? 100)),
+      npmInstall: await measureNpmInstall(path.join(scratch, 'npm-bench'), { registry: `http://127.0.0.1:${ports.hearth}/api/packages/${username}/npm/`, token }),
+    });
     const pullFigures = () => measurePulls(path.join(scratch, 'pull-bench'), {
       rootUrl: `http://127.0.0.1:${ports.hearth}/`, username, token, repo: repos.pulls, dir: services.git.pathOf(username, repos.pulls),
       rss: () => rssMiB(hearth.pid!),
@@ -368,9 +376,9 @@ async function main(): Promise<void> {
       return;
     }
     if (process.argv[2] === 'packages') {
-      const packages = await packageFigures();
-      printPackages(packages);
-      console.log(`written to ${path.relative(root, writeResults([], null, seconds, { packages }))}`);
+      const { packages, npmInstall } = await packageFigures();
+      printPackages(packages, npmInstall);
+      console.log(`written to ${path.relative(root, writeResults([], null, seconds, { packages, npmInstall }))}; load average ${os.loadavg()[0].toFixed(1)}`);
       return;
     }
     if (process.env.BENCH_ONLY === 'webhooks') {
@@ -422,15 +430,15 @@ async function main(): Promise<void> {
     // A worker runs the migration and sync jobs (branch syncs of the pushes above run in it too).
     children.push(await startWorker(env));
     git.figures.push(...await mirrorFigures());
-    const packages = await packageFigures();
+    const { packages, npmInstall } = await packageFigures();
     const pulls = await pullFigures();
     await Promise.all(children.splice(0).map(stopServer));
     const start = await measureStart(root);
     printTable(figures, [...git.figures, ...pulls]);
-    printPackages(packages);
+    printPackages(packages, npmInstall);
     printStart(start);
     printWebhooks(webhooks);
-    const file = path.relative(root, writeResults(figures, git, seconds, { packages, pulls, start, webhooks }));
+    const file = path.relative(root, writeResults(figures, git, seconds, { packages, npmInstall, pulls, start, webhooks }));
     console.log(
       `\n${connections} connections, ${seconds} s per HTTP figure; git: ${git.history.commits} commits touching ${git.history.files} files ` +
       `(${git.history.packMiB} MiB packed), baseline file:// between local repositories; ${os.cpus().length} CPUs, ` +

@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { allActors } from '../../actors/index.js';
 import { createApp } from '../../api/app.js';
 import type { Deps } from '../../api/deps.js';
+import { continueOnFirstRead } from '../../api/http/continue.js';
 import { openStore, type OpenStore } from '../../db/process/boot.js';
 import { loadConfig, type Config } from '../../db/process/config.js';
 import { buildServices } from '../../db/services.js';
@@ -97,12 +98,14 @@ export async function startHearth(t: ExecutionContext, settings: Record<string, 
   const store = await openStore(databaseUrl, 'web');
   const deps: Deps = { ...store, ...buildServices(config, log) };
   server.on('request', createApp(deps));
+  continueOnFirstRead(server);
   const subscriptions: Subscription[] = [];
   t.teardown(async () => {
     for (const subscription of subscriptions) await subscription.drain();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     await store.close();
+    await deps.digests.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -84,8 +84,8 @@ test('cargo publishes, yanks and unyanks, and builds a crate depending on a publ
   t.is(owners.users[0].login, 'alice');
 });
 
-test('the cargo protocol over raw HTTP: config, bad credentials and malformed crates store nothing', async (t) => {
-  const hearth = await startHearth(t);
+test('the cargo protocol over raw HTTP: config, bad credentials, malformed and oversized crates store nothing', async (t) => {
+  const hearth = await startHearth(t, { HEARTH__packages__LIMIT_SIZE_CARGO: '1 KiB' });
   const alice = await hearth.createUser('alice');
   const base = `${hearth.rootUrl}api/packages/alice/cargo`;
   t.deepEqual(await (await fetch(`${base}/config.json`)).json(), { dl: `${base}/api/v1/crates`, api: base, 'auth-required': false });
@@ -109,6 +109,10 @@ test('the cargo protocol over raw HTTP: config, bad credentials and malformed cr
   t.is(short.status, 400);
   t.regex((await short.json()).errors[0].detail, /truncated/);
   t.is((await publish(Buffer.concat([whole, Buffer.from('extra')]), alice.bearer)).status, 400);
+  // the crate's announced length past the limit is refused before its bytes are read
+  const oversized = await publish(publishBody(meta, Buffer.alloc(4096, 1)), alice.bearer);
+  t.is(oversized.status, 413);
+  t.is((await oversized.json()).errors[0].detail, 'maximum allowed package type size exceeded');
   t.deepEqual(await stored(hearth), empty);
 
   t.is((await publish(publishBody(meta, crate), alice.bearer)).status, 200);

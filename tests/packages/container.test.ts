@@ -1,14 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { runClient } from '../helpers/clients.js';
-import { basicAuth, startHearth, type TestHearth } from '../helpers/hearth.js';
+import { basicAuth, startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
+import { rawExchange } from './raw-exchange.js';
 import { stored } from './stored.js';
 
 const sha = (content: Buffer | string): string => `sha256:${createHash('sha256').update(content).digest('hex')}`;
@@ -279,6 +280,26 @@ test('organization images: members with package write push, others are refused; 
   t.regex(refused.json.errors[0].message, /size/);
   const chunked = await call('POST', '/v2/acme/app/blobs/uploads', bobToken);
   t.is((await call('PATCH', chunked.headers.get('location')!, bobToken, big)).status, 413);
+  // large bodies: refused by their Content-Length before they are read, or once they pass the limit as they stream,
+  // and answered while the client still sends
+  const huge = Buffer.alloc(8 * 1024 * 1024, 2);
+  const declared = await call('POST', `/v2/acme/app/blobs/uploads?digest=${sha(huge)}`, bobToken, huge);
+  t.is(declared.status, 413);
+  t.like(declared.json.errors[0], { code: 'DENIED', message: 'maximum allowed package type size exceeded' });
+  const started = await call('POST', '/v2/acme/app/blobs/uploads', bobToken);
+  const streamed = await fetch(`${hearth.rootUrl}${started.headers.get('location')!.slice(1)}`, {
+    method: 'PATCH', headers: { Authorization: bobToken }, body: new Blob([huge]).stream(), duplex: 'half',
+  } as RequestInit);
+  t.is(streamed.status, 413);
+  t.like(((await streamed.json()) as { errors: unknown[] }).errors[0], { code: 'DENIED', message: 'maximum allowed package type size exceeded' });
+  const raw = await rawExchange(
+    hearth.rootUrl,
+    `PUT /v2/acme/app/blobs/uploads/${started.headers.get('docker-upload-uuid')}?digest=${sha(huge)} HTTP/1.1\r\nHost: hearth\r\nAuthorization: ${bobToken}\r\nContent-Length: ${huge.length}\r\n\r\n`,
+    huge.length,
+    `HEAD /v2/acme/app/blobs/${blobDigest} HTTP/1.1\r\nHost: hearth\r\nAuthorization: ${bobToken}\r\nConnection: close\r\n\r\n`,
+  );
+  t.is(raw.error, null);
+  t.regex(raw.text, /^HTTP\/1\.1 413 [^]*maximum allowed package type size exceeded[^]*HTTP\/1\.1 200 /);
   t.deepEqual(await stored(hearth), before);
 });
 
@@ -319,10 +340,10 @@ test('the hourly container-cleanup job removes abandoned uploads and uploaded bl
 });
 
 /**
- * A one-layer OCI image layout written by hand: a tar layer holding hello.txt, a config and a manifest tagged v1,
+ * A one-layer OCI image layout written by hand: a tar layer holding hello.txt (`body`), a config and a manifest tagged v1,
  * and an image index tagged multi naming that manifest (amd64) and one for arm64.
  */
-function writeLayout(dir: string): { manifestDigest: string; layerDigest: string; indexDigest: string; armDigest: string } {
+function writeLayout(dir: string, body = Buffer.from('hello from hearth\n')): { manifestDigest: string; layerDigest: string; indexDigest: string; armDigest: string } {
   mkdirSync(path.join(dir, 'blobs', 'sha256'), { recursive: true });
   const blob = (content: Buffer | string): { digest: string; size: number } => {
     const digest = sha(content);
@@ -330,7 +351,6 @@ function writeLayout(dir: string): { manifestDigest: string; layerDigest: string
     return { digest, size: Buffer.byteLength(content) };
   };
   const header = Buffer.alloc(512);
-  const body = Buffer.from('hello from hearth\n');
   header.write('hello.txt', 0);
   header.write('0000644\0', 100);
   header.write('0000000\0', 108);
@@ -342,7 +362,7 @@ function writeLayout(dir: string): { manifestDigest: string; layerDigest: string
   header.write('ustar\0' + '00', 257);
   const checksum = header.reduce((sum, byte) => sum + byte, 0);
   header.write(`${checksum.toString(8).padStart(6, '0')}\0 `, 148);
-  const tar = Buffer.concat([header, body, Buffer.alloc(512 - body.length), Buffer.alloc(1024)]);
+  const tar = Buffer.concat([header, body, Buffer.alloc((512 - (body.length % 512)) % 512), Buffer.alloc(1024)]);
   const layer = blob(gzipSync(tar));
   const config = blob(JSON.stringify({
     architecture: 'amd64', os: 'linux', config: { Labels: { 'org.example.made-by': 'hearth-test' } },
@@ -375,24 +395,36 @@ function writeLayout(dir: string): { manifestDigest: string; layerDigest: string
   return { manifestDigest: stored.digest, layerDigest: layer.digest, indexDigest: index.digest, armDigest: armManifest.digest };
 }
 
-test('skopeo copies an image from an OCI layout into Hearth and back, inspects it, lists its tags and deletes it', async (t) => {
+/** Whether skopeo is there (installed first when it can be); when not, the test passes saying why. */
+function skopeoReady(t: ExecutionContext): boolean {
   t.timeout(240_000, 'skopeo may be installed first');
-  const installer = spawnSync('bash', [path.join(import.meta.dirname, '..', 'helpers', 'ensure-skopeo.sh')], { encoding: 'utf8', timeout: 200_000 });
-  if (installer.status !== 0) {
-    t.log(`skipped: skopeo is not installed and could not be (${installer.stderr.trim() || `status ${installer.status}`}); the raw-HTTP tests above cover the protocol`);
-    t.pass();
-    return;
-  }
-  const hearth = await startHearth(t);
-  const alice = await hearth.createUser('alice');
+  const installer = spawnSync('bash', [path.join(import.meta.dirname, '..', 'helpers', 'ensure-client.sh'), 'skopeo', 'skopeo'], { encoding: 'utf8', timeout: 200_000 });
+  if (installer.status === 0) return true;
+  t.log(`skipped: skopeo is not installed and could not be (${installer.stderr.trim() || `status ${installer.status}`}); the raw-HTTP tests above cover the protocol`);
+  t.pass();
+  return false;
+}
+
+/** skopeo with a home of its own, and alice's credentials for Hearth. */
+function skopeoFor(t: ExecutionContext, hearth: TestHearth, user: TestUser) {
   const home = mkdtempSync(path.join(os.tmpdir(), 'hearth-skopeo-'));
   t.teardown(() => rmSync(home, { recursive: true, force: true }));
+  const env = { HOME: home, XDG_RUNTIME_DIR: home, TMPDIR: home };
+  return {
+    home,
+    host: new URL(hearth.rootUrl).host,
+    creds: `${user.user.name}:${user.password}`,
+    skopeo: (...args: string[]) => runClient('skopeo', ['--insecure-policy', ...args], { cwd: home, env, timeoutMs: 60_000 }),
+  };
+}
+
+test('skopeo copies an image from an OCI layout into Hearth and back, inspects it, lists its tags and deletes it', async (t) => {
+  if (!skopeoReady(t)) return;
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const { home, host, creds, skopeo } = skopeoFor(t, hearth, alice);
   const source = path.join(home, 'source');
   const { manifestDigest, layerDigest, indexDigest, armDigest } = writeLayout(source);
-  const host = new URL(hearth.rootUrl).host;
-  const creds = `alice:${alice.password}`;
-  const env = { HOME: home, XDG_RUNTIME_DIR: home, TMPDIR: home };
-  const skopeo = (...args: string[]) => runClient('skopeo', ['--insecure-policy', ...args], { cwd: home, env, timeoutMs: 60_000 });
 
   const pushed = await skopeo('copy', '--dest-tls-verify=false', '--dest-creds', creds, `oci:${source}:v1`, `docker://${host}/alice/hello/world:v1`);
   t.is(pushed.code, 0, pushed.stderr);
@@ -446,4 +478,23 @@ test('skopeo copies an image from an OCI layout into Hearth and back, inspects i
   t.deepEqual(versions.map((v) => v.version), [armDigest]);
   const state = await stored(hearth);
   t.deepEqual(state.blobFiles.filter((f) => f.includes('upload-')), []);
+});
+
+test('skopeo pushing a layer over [packages] LIMIT_SIZE_CONTAINER reports the 413 and its message; nothing of the layer stays', async (t) => {
+  if (!skopeoReady(t)) return;
+  const hearth = await startHearth(t, { HEARTH__packages__LIMIT_SIZE_CONTAINER: '1 MiB' });
+  const alice = await hearth.createUser('alice');
+  const { home, host, creds, skopeo } = skopeoFor(t, hearth, alice);
+  const source = path.join(home, 'source');
+  const { layerDigest } = writeLayout(source, randomBytes(3 * 1024 * 1024));
+
+  const pushed = await skopeo('copy', '--dest-tls-verify=false', '--dest-creds', creds, `oci:${source}:v1`, `docker://${host}/alice/big:v1`);
+  t.not(pushed.code, 0);
+  t.regex(pushed.stderr, /maximum allowed package type size exceeded/);
+  const user = await bearer(hearth, basicAuth('alice', alice.password));
+  const call = registry(hearth);
+  t.is((await call('HEAD', `/v2/alice/big/blobs/${layerDigest}`, user)).status, 404);
+  t.is((await call('GET', '/v2/alice/big/manifests/v1', user)).status, 404);
+  const state = await stored(hearth);
+  t.deepEqual(state.blobFiles.filter((f) => f.startsWith('.tmp') || f.includes('upload-') || f.includes(layerDigest.slice(7))), []);
 });

@@ -1,7 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import test from 'ava';
 import { build } from '../helpers/build.js';
+import { runClient } from '../helpers/clients.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
+import { rawExchange } from './raw-exchange.js';
 import { stored } from './stored.js';
 
 function put(hearth: TestHearth, path: string, auth: string | undefined, body: BodyInit): Promise<Response> {
@@ -99,6 +104,67 @@ test('bad names, missing credentials and limits are refused with nothing stored'
   const after = await stored(hearth);
   t.like(after, { packages: 1, versions: 1, files: 1, blobs: 1 });
   t.is(after.blobFiles.length, 1);
+});
+
+/** A body of `mib` MiB sent in 1 MiB chunks with no Content-Length, as a client streaming from a pipe sends it. */
+function streamed(mib: number, fill = 7): ReadableStream<Uint8Array> {
+  let sent = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (sent === mib) {
+        controller.close();
+        return;
+      }
+      sent++;
+      controller.enqueue(new Uint8Array(1024 * 1024).fill(fill + sent));
+    },
+  });
+}
+
+test('a file over a limit is answered 413 with its message, not a cut connection, whether declared, streamed or asked with 100-continue; so is a version past the count', async (t) => {
+  const hearth = await startHearth(t, {
+    HEARTH__packages__LIMIT_SIZE_GENERIC: '2 MiB', HEARTH__packages__LIMIT_TOTAL_OWNER_SIZE: '3 MiB', HEARTH__packages__LIMIT_TOTAL_OWNER_COUNT: '1',
+  });
+  const alice = await hearth.createUser('alice');
+  const url = `${hearth.rootUrl}api/packages/alice/generic/tool/1/big.bin`;
+  const empty = await stored(hearth);
+
+  // a Content-Length past the limit is refused before the body is read; fetch, still sending, reads the answer
+  const declared = await fetch(url, { method: 'PUT', headers: { Authorization: alice.bearer }, body: new Uint8Array(8 * 1024 * 1024) });
+  t.is(declared.status, 413);
+  t.is(await declared.text(), 'maximum allowed package type size exceeded');
+  // a body streamed in chunks is refused once it passes the limit
+  const chunked = await fetch(url, { method: 'PUT', headers: { Authorization: alice.bearer }, body: streamed(8), duplex: 'half' } as RequestInit);
+  t.is(chunked.status, 413);
+  t.is(await chunked.text(), 'maximum allowed package type size exceeded');
+  // curl asks with `Expect: 100-continue` before a large upload: it is answered at once and sends nothing
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hearth-curl-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(path.join(dir, 'big.bin'), randomBytes(8 * 1024 * 1024));
+  const curl = await runClient('curl', ['-sS', '-o', '-', '-w', ' %{http_code} %{size_upload}', '-H', `Authorization: ${alice.bearer}`, '-T', 'big.bin', url], { cwd: dir, env: {} });
+  t.is(curl.code, 0, curl.stderr);
+  t.is(curl.stdout, 'maximum allowed package type size exceeded 413 0');
+  // a client that reads only once it has sent everything gets the answer too, and the connection stays usable
+  const head = (method: string, file: string, extra: string): string =>
+    `${method} /api/packages/alice/generic/tool/1/${file} HTTP/1.1\r\nHost: hearth\r\nAuthorization: ${alice.bearer}\r\n${extra}\r\n`;
+  const raw = await rawExchange(hearth.rootUrl, head('PUT', 'raw.bin', `Content-Length: ${8 * 1024 * 1024}\r\n`), 8 * 1024 * 1024, head('GET', 'raw.bin', 'Connection: close\r\n'));
+  t.is(raw.error, null);
+  t.regex(raw.text, /^HTTP\/1\.1 413 [^]*\r\n\r\nmaximum allowed package type size exceeded(HTTP\/1\.1 404 )/);
+  t.deepEqual(await stored(hearth), empty);
+
+  // what the owner's quota leaves binds once it is the smaller: 1.5 MiB stored, 1.9 MiB more streamed is refused
+  t.is((await fetch(url, { method: 'PUT', headers: { Authorization: alice.bearer }, body: new Uint8Array(1536 * 1024) })).status, 201);
+  const kept = await stored(hearth);
+  const quota = await fetch(`${hearth.rootUrl}api/packages/alice/generic/tool/1/more.bin`, { method: 'PUT', headers: { Authorization: alice.bearer }, body: streamed(2), duplex: 'half' } as RequestInit);
+  t.is(quota.status, 413);
+  t.is(await quota.text(), 'maximum allowed package storage quota exceeded');
+  // one version is all the owner may have
+  const counted = await fetch(`${hearth.rootUrl}api/packages/alice/generic/tool/2/small.bin`, { method: 'PUT', headers: { Authorization: alice.bearer }, body: 'x' });
+  t.is(counted.status, 413);
+  t.is(await counted.text(), 'maximum allowed package count exceeded');
+  t.deepEqual(await stored(hearth), kept);
+  t.like(kept, { versions: 1, files: 1, blobs: 1 });
+  t.is(kept.blobFiles.length, 1);
 });
 
 test('reading follows the owner visibility; organization members with package write may publish', async (t) => {

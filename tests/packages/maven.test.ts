@@ -84,7 +84,7 @@ test('mvn deploys a jar to Hearth and a consumer resolves it into an empty local
 });
 
 test('the Maven protocol over raw HTTP: PUT, GET, HEAD, generated metadata, checksums, snapshots and refusals', async (t) => {
-  const hearth = await startHearth(t);
+  const hearth = await startHearth(t, { HEARTH__packages__LIMIT_SIZE_MAVEN: '1 KiB' });
   const alice = await hearth.createUser('alice');
   const url = `${hearth.rootUrl}api/packages/alice/maven`;
   const auth = { Authorization: alice.basic };
@@ -100,6 +100,9 @@ test('the Maven protocol over raw HTTP: PUT, GET, HEAD, generated metadata, chec
   t.is((await put(`${dir}/lib-1.0.pom`, '<project><oops')).status, 400);
   t.is((await put(`${dir}/lib-1.0.pom`, pom('com.example', 'other', '1.0'))).status, 400);
   t.is((await put('com/exa mple/lib/1.0/lib-1.0.jar', jar)).status, 400);
+  const oversized = await put(`${dir}/lib-1.0.jar`, Buffer.alloc(4096, 1));
+  t.is(oversized.status, 413);
+  t.is(await oversized.text(), 'maximum allowed package type size exceeded');
   t.deepEqual(await stored(hearth), empty);
 
   t.is((await put(`${dir}/lib-1.0.jar`, jar)).status, 201);

@@ -152,12 +152,13 @@ test('a publish streams its tarball out of the JSON document, whatever the chunk
   // directly through the reader, one byte and seven bytes at a time, with `\/` escapes in the base64
   const { Readable } = await import('node:stream');
   const { readNpmPublish } = await import('../../api/packages/npm-publish.js');
+  const { noUploadLimit } = await import('../../db/models/packages/blobs.js');
   const small = tarball.subarray(0, 3000);
   const escaped = doc(small.toString('base64')).replace(/\//g, '\\/');
   for (const size of [1, 7]) {
     const bytes = Buffer.from(escaped);
     const chunks = Array.from({ length: Math.ceil(bytes.length / size) }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
-    const read = await readNpmPublish(Readable.from(chunks), hearth.deps.blobs, 1024 * 1024, -1);
+    const read = await readNpmPublish(Readable.from(chunks), hearth.deps, 1024 * 1024, noUploadLimit);
     t.is(read.tarball?.size, small.length);
     t.is(read.tarball?.sha512, createHash('sha512').update(small).digest('hex'));
     t.like(read.document, { readme: 'say "{data}" \\ [x]: {"_attachments": 1}', _attachments: { 'big-1.0.0.tgz': { data: '', length: tarball.length } } });
@@ -176,4 +177,49 @@ test('a publish streams its tarball out of the JSON document, whatever the chunk
   t.is(packument.versions['1.0.0'].dist.integrity, integrity);
   t.is(packument.readme, 'say "{data}" \\ [x]: {"_attachments": 1}');
   t.deepEqual(Buffer.from(await (await fetch(packument.versions['1.0.0'].dist.tarball)).arrayBuffer()), tarball);
+});
+
+test('the packument is built with the same few queries whatever the number of versions', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const base = `${hearth.rootUrl}api/packages/alice/npm`;
+  const publish = async (version: string): Promise<void> => {
+    const tarball = Buffer.from(`the tarball of ${version}`);
+    const response = await fetch(`${base}/many`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json', Authorization: alice.bearer },
+      body: JSON.stringify({
+        name: 'many', 'dist-tags': { latest: version }, versions: { [version]: { name: 'many', version, description: 'one of many' } },
+        _attachments: { [`many-${version}.tgz`]: { content_type: 'application/octet-stream', data: tarball.toString('base64'), length: tarball.length } },
+      }),
+    });
+    t.is(response.status, 201, version);
+  };
+  // every statement the web process reads with goes through deps.db
+  const db = hearth.deps.db;
+  const query = db.query.bind(db);
+  let queries = 0;
+  db.query = ((sql: string, params?: unknown[]) => {
+    queries++;
+    return query(sql, params);
+  }) as typeof db.query;
+  t.teardown(() => {
+    db.query = query;
+  });
+  const packument = async (): Promise<{ queries: number; versions: number }> => {
+    queries = 0;
+    const response = await fetch(`${base}/many`);
+    t.is(response.status, 200);
+    const body = (await response.json()) as { versions: Record<string, unknown> };
+    return { queries, versions: Object.keys(body.versions).length };
+  };
+
+  for (let i = 0; i < 2; i++) await publish(`1.0.${i}`);
+  const few = await packument();
+  for (let i = 2; i < 40; i++) await publish(`1.0.${i}`);
+  const many = await packument();
+  t.is(few.versions, 2);
+  t.is(many.versions, 40);
+  t.is(many.queries, few.queries);
+  t.true(few.queries <= 6, `${few.queries} queries`);
 });

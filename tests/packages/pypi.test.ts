@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -5,28 +6,35 @@ import path from 'node:path';
 import test from 'ava';
 import { hasClient, runClient } from '../helpers/clients.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
+import { rawExchange } from './raw-exchange.js';
 import { stored } from './stored.js';
 
 const python = hasClient('python3') ? 'python3' : null;
 const pipMissing = python && hasClient('python3', ['-m', 'pip', '--version']) ? null : 'pip is not installed';
-const twineMissing = python && hasClient('python3', ['-m', 'twine', '--version'])
-  ? null
-  : 'twine is not installed (no network to install it); its multipart upload is sent over raw HTTP instead';
 
-/** A minimal wheel (a zip with the package and its dist-info), written with Python's zipfile. */
-async function buildWheel(dir: string, name: string, version: string): Promise<string> {
+/** Why twine cannot be run (installed first when it can be), or null when it can. */
+function twineMissing(): string | null {
+  const installer = spawnSync('bash', [path.join(import.meta.dirname, '..', 'helpers', 'ensure-client.sh'), 'twine', 'twine'], { encoding: 'utf8', timeout: 300_000 });
+  if (installer.status === 0) return null;
+  return `twine is not installed and could not be (${installer.stderr.trim() || `status ${installer.status}`}); its multipart upload is sent over raw HTTP instead`;
+}
+
+/** A minimal wheel (a zip with the package and its dist-info), written with Python's zipfile; `padding` random bytes make it large. */
+async function buildWheel(dir: string, name: string, version: string, padding = 0): Promise<string> {
   const file = path.join(dir, `${name}-${version}-py3-none-any.whl`);
   const script = `
-import zipfile, sys
-name, version, out = sys.argv[1], sys.argv[2], sys.argv[3]
+import os, zipfile, sys
+name, version, out, padding = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 info = f"{name}-{version}.dist-info"
 with zipfile.ZipFile(out, "w") as z:
     z.writestr(f"{name}/__init__.py", f"VERSION = {version!r}\\n")
-    z.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\\nName: {name}\\nVersion: {version}\\nSummary: hello from hearth\\n")
+    if padding:
+        z.writestr(f"{name}/padding.bin", os.urandom(padding))
+    z.writestr(f"{info}/METADATA", f"Metadata-Version: 2.1\\nName: {name}\\nVersion: {version}\\nSummary: hello from hearth\\nRequires-Python: >=3.8\\n")
     z.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\\nGenerator: hearth-test\\nRoot-Is-Purelib: true\\nTag: py3-none-any\\n")
     z.writestr(f"{info}/RECORD", f"{name}/__init__.py,,\\n{info}/METADATA,,\\n{info}/WHEEL,,\\n{info}/RECORD,,\\n")
 `;
-  const made = await runClient(python!, ['-c', script, name, version, file], { cwd: dir, env: {} });
+  const made = await runClient(python!, ['-c', script, name, version, file, String(padding)], { cwd: dir, env: {} });
   if (made.code !== 0) throw new Error(made.stderr);
   return file;
 }
@@ -51,18 +59,24 @@ test('a wheel uploaded as twine sends it is installed by pip from the simple ind
     t.pass();
     return;
   }
-  t.timeout(600_000, 'pip is slow on a loaded machine');
+  t.timeout(600_000, 'pip is slow on a loaded machine, and twine may be installed first');
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const home = mkdtempSync(path.join(os.tmpdir(), 'hearth-pypi-'));
   t.teardown(() => rmSync(home, { recursive: true, force: true }));
   const wheel = await buildWheel(home, 'hearth_hello', '1.0.0');
-  if (twineMissing) {
-    t.log(twineMissing);
+  const noTwine = twineMissing();
+  if (noTwine) {
+    t.log(noTwine);
     t.is((await upload(hearth, alice.basic, twineForm('hearth_hello', '1.0.0', readFileSync(wheel), path.basename(wheel)))).status, 201);
   } else {
-    const uploaded = await runClient(python, ['-m', 'twine', 'upload', '--non-interactive', '--repository-url', `${hearth.rootUrl}api/packages/alice/pypi`, '-u', 'alice', '-p', alice.token, wheel], { cwd: home, env: { HOME: home } });
+    const twine = (file: string) => runClient('twine', ['upload', '--non-interactive', '--disable-progress-bar', '--repository-url', `${hearth.rootUrl}api/packages/alice/pypi`, '-u', 'alice', '-p', alice.token, file], { cwd: home, env: { HOME: home } });
+    const uploaded = await twine(wheel);
     t.is(uploaded.code, 0, uploaded.stderr + uploaded.stdout);
+    // the same file again is refused, and twine says why
+    const again = await twine(wheel);
+    t.not(again.code, 0);
+    t.regex(again.stderr + again.stdout, /409/);
   }
 
   const index = await (await fetch(`${hearth.rootUrl}api/packages/alice/pypi/simple/Hearth.Hello`)).text();
@@ -93,6 +107,29 @@ test('PyPI refusals (credentials, names, hashes, duplicates, limits) store nothi
   t.is(mismatch.status, 400);
   t.regex(await mismatch.text(), /sha256/);
   t.is((await upload(hearth, alice.basic, twineForm('pkg', '1.0', Buffer.alloc(200), 'pkg-1.0-py3-none-any.whl'))).status, 413);
+  // a large file, sent whole before the client reads (as twine's requests does): the 413 arrives, the connection stays
+  const boundary = 'hearthboundary';
+  const preamble = `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\npkg\r\n--${boundary}\r\n` +
+    `Content-Disposition: form-data; name="content"; filename="pkg-1.0-py3-none-any.whl"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+  const fileBytes = 4 * 1024 * 1024;
+  const raw = await rawExchange(
+    hearth.rootUrl,
+    `POST /api/packages/alice/pypi/ HTTP/1.1\r\nHost: hearth\r\nAuthorization: ${alice.basic}\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\n` +
+      `Content-Length: ${preamble.length + fileBytes}\r\n\r\n${preamble}`,
+    fileBytes,
+    `GET /api/packages/alice/pypi/simple/pkg HTTP/1.1\r\nHost: hearth\r\nConnection: close\r\n\r\n`,
+  );
+  t.is(raw.error, null);
+  t.regex(raw.text, /^HTTP\/1\.1 413 [^]*maximum allowed package type size exceeded[^]*HTTP\/1\.1 404 /);
+  // twine sends it all before it reads the answer: it reports the 413, not a reset connection
+  if (python && !twineMissing()) {
+    const home = mkdtempSync(path.join(os.tmpdir(), 'hearth-pypi-'));
+    t.teardown(() => rmSync(home, { recursive: true, force: true }));
+    const wheel = await buildWheel(home, 'big', '1.0.0', 4 * 1024 * 1024);
+    const twine = await runClient('twine', ['upload', '--non-interactive', '--disable-progress-bar', '--repository-url', `${hearth.rootUrl}api/packages/alice/pypi`, '-u', 'alice', '-p', alice.token, wheel], { cwd: home, env: { HOME: home } });
+    t.not(twine.code, 0);
+    t.regex(twine.stderr + twine.stdout, /HTTPError: 413 /);
+  }
   t.deepEqual(await stored(hearth), empty);
 
   t.is((await upload(hearth, alice.basic, twineForm('pkg', '1.0', content, 'pkg-1.0-py3-none-any.whl'))).status, 201);

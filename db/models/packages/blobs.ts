@@ -1,8 +1,10 @@
-import { createHash, randomBytes, type Hash } from 'node:crypto';
-import { pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import { finished, Transform, type Readable } from 'node:stream';
+import type { BlobDigests } from '../../blob-digests.js';
 import type { BlobStore } from '../../blob-store.js';
 import type { Queryable, Tx } from '../../data-source.js';
 import { tooLarge } from '../../errors.js';
+import type { Services } from '../../services.js';
 
 /** A row of `package_blob`: one content, stored once under `blob_key` whatever the number of files naming it. */
 export interface PackageBlobRow {
@@ -16,70 +18,67 @@ export interface PackageBlobRow {
   created: Date;
 }
 
-export interface BlobHashes {
-  md5: string;
-  sha1: string;
-  sha256: string;
-  sha512: string;
-}
-
 /** Bytes streamed into the blob store under a temporary key, with their size and hashes, waiting for their transaction. */
-export interface PackageUpload extends BlobHashes {
+export interface PackageUpload extends BlobDigests {
   key: string;
   size: number;
 }
+
+/** How many bytes an upload may have before it is refused with a 413 carrying `message`; a negative count: no limit. */
+export interface UploadLimit {
+  bytes: number;
+  message: string;
+}
+
+export const noUploadLimit: UploadLimit = { bytes: -1, message: '' };
+
+/** What streaming an upload in takes: the store, the digest threads and the garbage counter. */
+export type UploadServices = Pick<Services, 'blobs' | 'digests' | 'garbage'>;
 
 export function toBlobRow(raw: Record<string, unknown>): PackageBlobRow {
   return { ...(raw as unknown as PackageBlobRow), id: Number(raw.id), size: Number(raw.size) };
 }
 
-/** Counts and hashes the bytes going through, refusing with a 413 past `limit` (a negative limit: none). */
-class Measure extends Transform {
-  size = 0;
-  private readonly hashes: Record<keyof BlobHashes, Hash> = {
-    md5: createHash('md5'), sha1: createHash('sha1'), sha256: createHash('sha256'), sha512: createHash('sha512'),
-  };
-
-  constructor(private readonly limit: number, private readonly limitMessage: string) {
-    super();
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    this.size += chunk.length;
-    if (this.limit >= 0 && this.size > this.limit) {
-      done(tooLarge(this.limitMessage));
-      return;
-    }
-    for (const hash of Object.values(this.hashes)) hash.update(chunk);
-    done(null, chunk);
-  }
-
-  digests(): BlobHashes {
-    const hex = (hash: Hash): string => hash.digest('hex');
-    return { md5: hex(this.hashes.md5), sha1: hex(this.hashes.sha1), sha256: hex(this.hashes.sha256), sha512: hex(this.hashes.sha512) };
-  }
-}
-
 /**
- * Streams a package file into the blob store under a fresh temporary key, hashing it on the way; past `limit`
- * bytes the upload stops with a 413 and nothing stays. It runs before the transaction that records the file,
- * so a slow upload holds no database connection; `withUpload` guarantees the temporary key goes away.
+ * Streams a package file into the blob store under a fresh temporary key, hashed on the digest threads as it goes
+ * by. Past `limit` the upload stops with its 413 and nothing stays. It runs before the transaction that records the
+ * file, so a slow upload holds no database connection; `withUpload` guarantees the temporary key goes away.
+ * On a refusal `content` is left as it is, unread and open: when it is a request body, the registry reads the rest
+ * past while the client gets its answer (cutting the connection would lose the answer).
  */
-export async function storePackageUpload(blobs: BlobStore, content: Readable, limit = -1, limitMessage = 'maximum allowed package type size exceeded'): Promise<PackageUpload> {
+export async function storePackageUpload(services: UploadServices, content: Readable, limit: UploadLimit = noUploadLimit): Promise<PackageUpload> {
   const key = `upload-${randomBytes(12).toString('hex')}`;
-  const measure = new Measure(limit, limitMessage);
+  const digesting = services.digests.start();
+  let size = 0;
+  const measure = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      size += chunk.length;
+      if (limit.bytes >= 0 && size > limit.bytes) {
+        done(tooLarge(limit.message));
+        return;
+      }
+      services.garbage.passed(chunk.length);
+      digesting.update(chunk, (error) => done(error, chunk));
+    },
+  });
   // the store may start reading a moment later: the first failure (the limit, a dropped client) is kept for it
   let failure: unknown;
   measure.on('error', (error) => {
     failure ??= error;
   });
-  pipeline(content, measure, () => undefined);
+  // a pipe, not a pipeline: a failure unpipes `content` without destroying it
+  content.pipe(measure);
+  finished(content, { writable: false }, (error) => {
+    if (error) measure.destroy(error);
+  });
   try {
-    await blobs.put(key, measure);
+    await services.blobs.put(key, measure);
+    return { key, size, ...(await digesting.finish()) };
   } catch (error) {
+    digesting.abort();
+    await services.blobs.delete(key);
     throw failure ?? error;
   }
-  return { key, size: measure.size, ...measure.digests() };
 }
 
 /** Runs `work` (the transaction recording the upload), then removes the temporary key, moved into place or not. */

@@ -4,7 +4,7 @@ import { conflict, notFound, tooLarge } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import type { Config } from '../../process/config.js';
 import type { UserRow } from '../users/user-row.js';
-import { attachUpload, releaseBlobs, toBlobRow, type PackageBlobRow, type PackageUpload } from './blobs.js';
+import { attachUpload, noUploadLimit, releaseBlobs, toBlobRow, type PackageBlobRow, type PackageUpload, type UploadLimit } from './blobs.js';
 
 export const packageTypes = ['generic', 'npm', 'cargo', 'maven', 'pypi', 'container'] as const;
 export type PackageType = (typeof packageTypes)[number];
@@ -260,15 +260,38 @@ export function typeSizeLimit(config: Config, type: PackageType): number {
   return config.packages.limitSize[type] ?? -1;
 }
 
-async function checkSizeLimits(tx: Tx, config: Config, owner: UserRow, type: PackageType, size: number): Promise<void> {
-  const typeLimit = typeSizeLimit(config, type);
-  if (typeLimit >= 0 && size > typeLimit) throw tooLarge('maximum allowed package type size exceeded');
-  const total = config.packages.limitTotalOwnerSize;
-  if (total < 0) return;
-  const [row] = await tx.query<{ n: string | null }>(
+const typeSizeMessage = 'maximum allowed package type size exceeded';
+const quotaMessage = 'maximum allowed package storage quota exceeded';
+
+/** The bytes of every file of the owner's packages (Gitea's CalculateFileSize). */
+async function ownerSize(db: Queryable, owner: UserRow): Promise<number> {
+  const [row] = await db.query<{ n: string | null }>(
     `SELECT sum(b.size) AS n FROM package_file f JOIN package_blob b ON b.id = f.blob_id
      JOIN package_version v ON v.id = f.version_id JOIN package p ON p.id = v.package_id WHERE p.owner_id = $1`,
     [owner.id],
   );
-  if (Number(row.n ?? 0) + size > total) throw tooLarge('maximum allowed package storage quota exceeded');
+  return Number(row.n ?? 0);
+}
+
+/**
+ * How many more bytes an upload of `type` for `owner` may bring, `already` of them received: the type's limit or what
+ * the owner's quota leaves, whichever binds, with its message. A size the client declared (its Content-Length) past
+ * that is refused here, before a byte of the body is read. The transaction recording the file checks again.
+ */
+export async function uploadLimit(db: Queryable, config: Config, owner: UserRow, type: PackageType, declared: number | null = null, already = 0): Promise<UploadLimit> {
+  const limits: UploadLimit[] = [];
+  const typeLimit = typeSizeLimit(config, type);
+  if (typeLimit >= 0) limits.push({ bytes: Math.max(typeLimit - already, 0), message: typeSizeMessage });
+  const total = config.packages.limitTotalOwnerSize;
+  if (total >= 0) limits.push({ bytes: Math.max(total - (await ownerSize(db, owner)) - already, 0), message: quotaMessage });
+  const binding = limits.sort((a, b) => a.bytes - b.bytes)[0] ?? noUploadLimit;
+  if (declared !== null && binding.bytes >= 0 && declared > binding.bytes) throw tooLarge(binding.message);
+  return binding;
+}
+
+async function checkSizeLimits(tx: Tx, config: Config, owner: UserRow, type: PackageType, size: number): Promise<void> {
+  const typeLimit = typeSizeLimit(config, type);
+  if (typeLimit >= 0 && size > typeLimit) throw tooLarge(typeSizeMessage);
+  const total = config.packages.limitTotalOwnerSize;
+  if (total >= 0 && (await ownerSize(tx, owner)) + size > total) throw tooLarge(quotaMessage);
 }
