@@ -67,7 +67,7 @@ export async function syncPullMirror(deps: Store & Services, repoId: number): Pr
     const refs = await repoGit.readMirrorRefs();
     const updates = diffRefs(mirror.synced_refs, refs, zeroOid(repoGit.format));
     const owner = (await findUsersByIds(tx, [repo.owner_id])).get(repo.owner_id);
-    if (updates.length > 0 && owner) await recordRefUpdates(tx, repo, owner, updates, { mirrorSync: true });
+    if (updates.length > 0 && owner) await recordRefUpdates(tx, repoGit, repo, owner, updates, { mirrorSync: true });
     await tx.query(
       `UPDATE mirror SET synced_refs = $2, updated = now(), last_error = '', next_update = ${nextUpdate} WHERE repo_id = $1`,
       [repoId, Object.fromEntries(refs)],
