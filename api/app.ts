@@ -20,6 +20,8 @@ import { actionsRunnerApi } from './actions/connect.js';
 export function createApp(deps: Deps): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Gitea's API answers carry no ETag; routes whose answers have a natural one (blobs, packages) set it themselves.
+  app.set('etag', false);
   app.set('trust proxy', false);
   app.use(requestLog(deps));
   app.use(mergeRepeatedSlashes);

@@ -11,6 +11,8 @@ const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = JSON.parse(readFileSync(path.join(root, 'tsconfig.build.json'), 'utf8'));
 const stamp = path.join(root, 'dist', '.build-stamp');
 const settings = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
+/** The processes `npm start` and `npm run hearth` run. */
+const entries = ['workers/start.ts', 'workers/worker.ts', 'workers/database.ts', 'workers/cli.ts', 'api/server.ts'];
 
 function* sources(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -38,4 +40,19 @@ if (process.argv.includes('--if-stale') && !isStale(current)) process.exit(0);
 if (process.argv.includes('--if-stale')) console.error('hearth: sources changed since the last build; compiling (tsc)…');
 const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+// Each process entry then becomes one file holding all of Hearth's own modules (packages stay in node_modules), in
+// place of tsc's output for it: a process loads one file instead of some 400, which is a fifth of its start.
+const { build } = await import('esbuild');
+await build({
+  entryPoints: entries.map((entry) => path.join(root, entry)),
+  outdir: path.join(root, 'dist'),
+  outbase: root,
+  bundle: true,
+  packages: 'external',
+  platform: 'node',
+  format: 'esm',
+  target: `node${process.versions.node}`,
+  sourcemap: true,
+  logLevel: 'warning',
+});
 writeFileSync(stamp, JSON.stringify(current));

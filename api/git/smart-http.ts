@@ -118,7 +118,7 @@ export function gitSmartHttp(deps: Deps): Router {
       : await commandsNowOnDisk(target.dir, request);
     if (accepted.length > 0) {
       // The client hears the end of its push only once the sync is queued, so what it pushed is never lost to the database.
-      await inTx(deps, (tx) => recordRefUpdates(tx, target.repo, pusher, accepted)).catch((error: unknown) => {
+      await inTx(deps, (tx) => recordRefUpdates(tx, deps.git.open(target.repo), target.repo, pusher, accepted)).catch((error: unknown) => {
         deps.log.error({ err: error, repoId: target.repo.id }, 'an accepted push could not be queued for branch sync');
       });
     }

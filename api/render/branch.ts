@@ -2,8 +2,7 @@ import { isGlobRule } from '../../db/models/code/branch-protection.js';
 import type { HeadCommit } from '../../db/git/commit-fields.js';
 import type { ProtectionView } from '../../db/views/branch-protections.js';
 import type { BranchView } from '../../db/views/branches.js';
-import type { UserRow } from '../../db/models/users/user-row.js';
-import type { ApiPayloadCommit, ApiPayloadUser, ApiVerification } from './git.js';
+import type { ApiPayloadCommit } from './git.js';
 import { iso } from './time.js';
 
 /** The Branch definition. */
@@ -52,14 +51,14 @@ export interface ApiBranchProtection {
 /** Go writes a zero UTC offset as `Z`; git writes it as `+00:00`. */
 const rfc3339 = (gitDate: string): string => gitDate.replace(/[+-]00:00$/, 'Z');
 
-export function renderPayloadCommit(head: HeadCommit, repoHtmlUrl: string, users: Map<string, UserRow>): ApiPayloadCommit {
-  const user = (name: string, email: string): ApiPayloadUser => ({ name, email, username: users.get(email.toLowerCase())?.name ?? '' });
+/** A branch head as a PayloadCommit; `usernames` are the site users of its author's and committer's addresses ('' for none). */
+export function renderPayloadCommit(head: HeadCommit, repoHtmlUrl: string, usernames: { author: string; committer: string }): ApiPayloadCommit {
   return {
     id: head.sha,
     message: head.message,
     url: `${repoHtmlUrl}/commit/${head.sha}`,
-    author: user(head.authorName, head.authorEmail),
-    committer: user(head.committerName, head.committerEmail),
+    author: { name: head.authorName, email: head.authorEmail, username: usernames.author },
+    committer: { name: head.committerName, email: head.committerEmail, username: usernames.committer },
     verification: { verified: false, reason: 'gpg.error.not_signed_commit', signature: '', signer: null, payload: '' },
     timestamp: rfc3339(head.authorDate),
     added: null,
@@ -72,7 +71,7 @@ export function renderBranch(view: BranchView, repoHtmlUrl: string): ApiBranch {
   const { head, rule } = view;
   return {
     name: head.branch,
-    commit: renderPayloadCommit(head, repoHtmlUrl, view.users),
+    commit: renderPayloadCommit(head, repoHtmlUrl, { author: view.authorUsername, committer: view.committerUsername }),
     protected: rule !== null,
     required_approvals: rule?.required_approvals ?? 0,
     enable_status_check: rule?.enable_status_check ?? false,

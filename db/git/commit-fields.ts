@@ -1,5 +1,5 @@
 import { readBranchRefs } from './refs.js';
-import { gitOk, runGit } from './run.js';
+import { runGit } from './run.js';
 
 /** A branch head as git has it, with what a PayloadCommit shows of its commit. */
 export interface HeadCommit {
@@ -214,10 +214,19 @@ export async function readHeads(dir: string, names?: string[], commits?: CommitF
   return refs.heads.map(({ name, oid }) => ({ branch: name, sha: oid, ...known.get(oid)! }));
 }
 
-/** A commit as a would-be head of `branch`, read with the same fields as real heads. */
-export async function readCommitAsHead(dir: string, branch: string, commit: string): Promise<HeadCommit> {
+/**
+ * A commit as a would-be head of `branch`, with the fields readHeads gives a real head: from `commits` or one
+ * `git cat-file --batch` read in-process, else from `git log` (whose format adds one newline after the message).
+ */
+export async function readCommitAsHead(dir: string, branch: string, commit: string, commits?: CommitFieldsCache): Promise<HeadCommit> {
+  const known = commits?.get(commit) ?? (await readCommitFields(dir, [commit], commit.length === 64 ? 64 : 40))?.get(commit);
+  if (known) {
+    commits?.set(commit, known);
+    return { branch, sha: commit, ...known };
+  }
   const format = ['%H', '%an', '%ae', '%aI', '%cn', '%ce', '%cI', '%B'].join('%x00');
-  const output = await gitOk(['log', '-1', `--format=${format}`, commit, '--'], { cwd: dir });
-  const [sha, authorName, authorEmail, authorDate, committerName, committerEmail, committerDate, message] = output.split('\0');
-  return { branch, sha, authorName, authorEmail, authorDate, committerName, committerEmail, committerDate, message };
+  const output = await runGit(['log', '-1', `--format=${format}`, commit, '--'], { cwd: dir });
+  if (output.code !== 0) throw new Error(`git log failed (${output.code}): ${output.stderr.trim()}`);
+  const [sha, authorName, authorEmail, authorDate, committerName, committerEmail, committerDate, message] = output.stdout.toString('utf8').split('\0');
+  return { branch, sha, authorName, authorEmail, authorDate, committerName, committerEmail, committerDate, message: message.replace(/\n$/, '') };
 }

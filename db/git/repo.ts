@@ -69,7 +69,7 @@ export class GitRepo extends GitReader {
 
   /** The commit as a would-be head of `branch`, with the fields a real head has. */
   readCommitAsHead(branch: string, commit: string): Promise<HeadCommit> {
-    return readCommitAsHead(this.dir, branch, commit);
+    return readCommitAsHead(this.dir, branch, commit, this.commits);
   }
 
   /** The named tags that point (directly or through one annotated tag) at a commit. */

@@ -19,6 +19,7 @@ import { Packages1732000015000 } from './1732000015000-packages.js';
 import { ContainerRegistry1732000015500 } from './1732000015500-container-registry.js';
 import { ActionsBot1732000017000 } from './1732000017000-actions-bot.js';
 import { MirrorLeases1732000017200 } from './1732000017200-mirror-leases.js';
+import { BranchHeadCommits1732000016200 } from './1732000016200-branch-head-commits.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -43,4 +44,5 @@ export const migrations = [
   ContainerRegistry1732000015500,
   ActionsBot1732000017000,
   MirrorLeases1732000017200,
+  BranchHeadCommits1732000016200,
 ];

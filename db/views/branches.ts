@@ -4,6 +4,7 @@ import type { GitStore } from '../git/store.js';
 import {
   canUserMerge, canUserPush, effectiveProtection, listProtections, whitelistedTeamIds, type ProtectionRow,
 } from '../models/code/branch-protection.js';
+import type { ListedBranch } from '../models/code/branches.js';
 import { accessModes } from '../models/repos/repo-row.js';
 import { findUsersByEmails } from '../models/users/emails.js';
 import type { UserRow } from '../models/users/user-row.js';
@@ -12,41 +13,57 @@ import type { RepoView } from './repo.js';
 /** Everything a branch's JSON needs: its head, the rule that governs it and what the viewer may do. */
 export interface BranchView {
   head: HeadCommit;
+  /** The site users whose addresses the head's author and committer use ('' for none). */
+  authorUsername: string;
+  committerUsername: string;
   rule: ProtectionRow | null;
   canPush: boolean;
   canMerge: boolean;
   /** Only repository administrators are told which rule applies. */
   showRuleName: boolean;
-  /** Site users by (lower-cased) commit e-mail address. */
-  users: Map<string, UserRow>;
 }
+
+type AttributedHead = Pick<BranchView, 'head' | 'authorUsername' | 'committerUsername'>;
 
 /**
  * The named branches as git has them now (missing ones left out), in the order asked, with what the viewer (whose
  * mode `repo.mode` is) may do under the repository's protection rules (read here unless the caller already has them).
  */
 export async function loadBranchViews(
-  db: Queryable, git: GitStore, { repo, mode }: RepoView, viewer: UserRow | null, names: string[], protections?: ProtectionRow[],
+  db: Queryable, git: GitStore, repoView: RepoView, viewer: UserRow | null, names: string[], protections?: ProtectionRow[],
 ): Promise<BranchView[]> {
   if (names.length === 0) return [];
-  const [heads, rules] = await Promise.all([
-    git.open(repo).readHeads(names),
-    protections ?? listProtections(db, repo.id),
-  ]);
-  const [users, teamIds] = await Promise.all([
-    findUsersByEmails(db, heads.flatMap((h) => [h.authorEmail, h.committerEmail])),
-    whitelistedTeamIds(db, viewer, rules),
-  ]);
+  const [heads, rules] = await Promise.all([git.open(repoView.repo).readHeads(names), protections ?? listProtections(db, repoView.repo.id)]);
+  const users = await findUsersByEmails(db, heads.flatMap((h) => [h.authorEmail, h.committerEmail]));
+  const username = (email: string): string => users.get(email.toLowerCase())?.name ?? '';
   const byName = new Map(heads.map((h) => [h.branch, h]));
-  const writer = viewer !== null && mode >= accessModes.write;
-  return names.flatMap((name) => {
+  const attributed = names.flatMap((name) => {
     const head = byName.get(name);
-    if (!head) return [];
-    const rule = effectiveProtection(rules, name);
-    return [{
-      head, rule, users, showRuleName: mode >= accessModes.admin,
+    return head ? [{ head, authorUsername: username(head.authorEmail), committerUsername: username(head.committerEmail) }] : [];
+  });
+  return withPermissions(db, repoView, viewer, attributed, rules);
+}
+
+/** A page of branches as their rows record them (rows without their head yet are left out), as loadBranchViews answers. */
+export async function listedBranchViews(
+  db: Queryable, repoView: RepoView, viewer: UserRow | null, branches: ListedBranch[], protections?: ProtectionRow[],
+): Promise<BranchView[]> {
+  const attributed = branches.flatMap(({ head, authorUsername, committerUsername }) => (head ? [{ head, authorUsername, committerUsername }] : []));
+  if (attributed.length === 0) return [];
+  return withPermissions(db, repoView, viewer, attributed, protections ?? (await listProtections(db, repoView.repo.id)));
+}
+
+async function withPermissions(
+  db: Queryable, { mode }: RepoView, viewer: UserRow | null, heads: AttributedHead[], rules: ProtectionRow[],
+): Promise<BranchView[]> {
+  const teamIds = await whitelistedTeamIds(db, viewer, rules);
+  const writer = viewer !== null && mode >= accessModes.write;
+  return heads.map(({ head, authorUsername, committerUsername }) => {
+    const rule = effectiveProtection(rules, head.branch);
+    return {
+      head, authorUsername, committerUsername, rule, showRuleName: mode >= accessModes.admin,
       canPush: rule ? canUserPush(rule, viewer, mode, teamIds) : writer,
       canMerge: rule ? canUserMerge(rule, viewer, mode, teamIds) : writer,
-    }];
+    };
   });
 }

@@ -67,7 +67,7 @@ test('a push runs the workflows whose push filters match; the runs and jobs read
     const { recordRefUpdates } = await import('../../db/models/code/ref-updates.js');
     const git = h.deps.git.open(repo);
     await git.updateRef('refs/tags/v1.0', sha, null);
-    await recordRefUpdates(tx, repo, alice.user, [{ ref: 'refs/tags/v1.0', oldSha: '0'.repeat(40), newSha: sha }]);
+    await recordRefUpdates(tx, git, repo, alice.user, [{ ref: 'refs/tags/v1.0', oldSha: '0'.repeat(40), newSha: sha }]);
   });
   await drain(h);
   t.is((await runsOf(h, repo)).at(-1)?.workflow_path, '.gitea/workflows/release.yml');

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
+import { inTx } from '../../db/data-source.js';
 import { CommitFieldsCache, type CommitFields } from '../../db/git/commit-fields.js';
+import { recordRefUpdates } from '../../db/models/code/ref-updates.js';
 import type { RepoRow } from '../../db/models/repos/repo-row.js';
 import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
@@ -30,6 +32,16 @@ async function branchesOf(hearth: TestHearth, owner: string, repo: string): Prom
   return new Map(list.body.map((b) => [b.name, b.commit]));
 }
 
+/** The named branches as single-branch reads (read from git at the time of the call) show them; missing ones left out. */
+async function headsOf(hearth: TestHearth, owner: string, repo: string, names: string[]): Promise<Map<string, ApiBranch['commit']>> {
+  const heads = new Map<string, ApiBranch['commit']>();
+  for (const name of names) {
+    const one = await hearth.call<ApiBranch>('GET', `/repos/${owner}/${repo}/branches/${name}`);
+    if (one.status === 200) heads.set(name, one.body.commit);
+  }
+  return heads;
+}
+
 async function setUp(t: ExecutionContext, objectFormat: 'sha1' | 'sha256' = 'sha1'): Promise<{ hearth: TestHearth; alice: Awaited<ReturnType<TestHearth['createUser']>>; repo: RepoRow; main: string }> {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
@@ -38,24 +50,28 @@ async function setUp(t: ExecutionContext, objectFormat: 'sha1' | 'sha256' = 'sha
   return { hearth, alice, repo, main };
 }
 
-test('a branch moved with git directly on disk shows its new head on the next read, list and single branch alike', async (t) => {
-  const { hearth, repo, main } = await setUp(t);
+test('a branch moved with git directly on disk shows its new head on the next single read; the list shows what its row records until the move is recorded', async (t) => {
+  const { hearth, alice, repo, main } = await setUp(t);
   await build.branch(hearth, repo, { name: 'feature/disk' });
   const before = await branchesOf(hearth, 'alice', 'reads');
   t.is(before.get('feature/disk')?.id, main);
   t.is(before.get('feature/disk')?.message, 'Initial commit\n');
+  t.deepEqual((await headsOf(hearth, 'alice', 'reads', ['feature/disk'])).get('feature/disk'), before.get('feature/disk'), 'the row renders as git does');
 
   const next = await commitOnDisk(hearth, 'alice', 'reads', main, 'Written on disk\n\nwith a body');
   await onDisk(hearth, 'alice', 'reads', ['update-ref', 'refs/heads/feature/disk', next]);
-  const after = await branchesOf(hearth, 'alice', 'reads');
-  t.like(after.get('feature/disk'), { id: next, message: 'Written on disk\n\nwith a body\n', author: { name: 'Disk Writer', email: 'disk@example.com', username: '' } });
-  t.like(after.get('main'), { id: main, message: 'Initial commit\n' }, 'the other branch is untouched');
   const one = await hearth.call<ApiBranch>('GET', '/repos/alice/reads/branches/feature/disk');
-  t.is(one.body.commit.id, next);
+  t.like(one.body.commit, { id: next, message: 'Written on disk\n\nwith a body\n', author: { name: 'Disk Writer', email: 'disk@example.com', username: '' } });
+  t.is((await branchesOf(hearth, 'alice', 'reads')).get('feature/disk')?.id, main, 'a move nobody recorded is not in the rows');
+
+  await inTx(hearth.store, (tx) => recordRefUpdates(tx, hearth.deps.git.open(repo), repo, alice.user, [{ ref: 'refs/heads/feature/disk', oldSha: main, newSha: next }]));
+  const after = await branchesOf(hearth, 'alice', 'reads');
+  t.deepEqual(after.get('feature/disk'), one.body.commit, 'once recorded, the list shows the head as the single read does, before any job has run');
+  t.like(after.get('main'), { id: main, message: 'Initial commit\n' }, 'the other branch is untouched');
   t.is(await refOnServer(hearth, 'alice', 'reads', 'refs/heads/feature/disk'), next);
 });
 
-test('a push over HTTP shows on the next single-branch read, before any job has run', async (t) => {
+test('a push over HTTP shows on the next single-branch read and list, before any job has run', async (t) => {
   const { hearth, alice, main } = await setUp(t);
   t.is((await hearth.call<ApiBranch>('GET', '/repos/alice/reads/branches/main')).body.commit.id, main);
   const home = scratch(t);
@@ -67,6 +83,7 @@ test('a push over HTTP shows on the next single-branch read, before any job has 
   await ok(git(home, ['push', '--quiet', 'origin', 'main'], work));
   const one = await hearth.call<ApiBranch>('GET', '/repos/alice/reads/branches/main');
   t.like(one.body.commit, { id: pushed, message: 'Pushed over HTTP\n', author: { name: 'Tester', email: 'tester@example.com' } });
+  t.deepEqual((await branchesOf(hearth, 'alice', 'reads')).get('main'), one.body.commit, 'the list too: the push wrote the row');
 });
 
 for (const format of ['sha1', 'sha256'] as const) {
@@ -75,36 +92,52 @@ for (const format of ['sha1', 'sha256'] as const) {
     t.is(main.length, format === 'sha1' ? 40 : 64);
     for (const name of ['alpha', 'beta', 'nested/gamma']) await build.branch(hearth, repo, { name });
     await onDisk(hearth, 'alice', 'reads', ['tag', '-a', '-m', 'a tag', 'v1', main]);
-    const loose = await branchesOf(hearth, 'alice', 'reads');
+    const names = ['alpha', 'beta', 'main', 'nested/gamma'];
+    const loose = await headsOf(hearth, 'alice', 'reads', names);
+    t.deepEqual(loose, await branchesOf(hearth, 'alice', 'reads'));
 
     await onDisk(hearth, 'alice', 'reads', ['pack-refs', '--all']);
     const packedFile = readFileSync(path.join(hearth.deps.git.pathOf('alice', 'reads'), 'packed-refs'), 'utf8');
     t.regex(packedFile, new RegExp(`^${main} refs/heads/nested/gamma$`, 'm'), 'the branches now live in packed-refs');
-    t.deepEqual(await branchesOf(hearth, 'alice', 'reads'), loose, 'packed branches read the same as loose ones');
+    t.deepEqual(await headsOf(hearth, 'alice', 'reads', names), loose, 'packed branches read the same as loose ones');
 
     const moved = await commitOnDisk(hearth, 'alice', 'reads', main, 'Loose over packed');
     await onDisk(hearth, 'alice', 'reads', ['update-ref', 'refs/heads/beta', moved]);
     t.regex(readFileSync(path.join(hearth.deps.git.pathOf('alice', 'reads'), 'packed-refs'), 'utf8'), new RegExp(`^${main} refs/heads/beta$`, 'm'));
-    const mixed = await branchesOf(hearth, 'alice', 'reads');
+    const mixed = await headsOf(hearth, 'alice', 'reads', names);
     t.like(mixed.get('beta'), { id: moved, message: 'Loose over packed\n' });
     t.like(mixed.get('alpha'), { id: main });
     t.like(mixed.get('nested/gamma'), { id: main });
-    t.is((await hearth.call<ApiBranch>('GET', '/repos/alice/reads/branches/nested/gamma')).body.commit.id, main);
 
     await onDisk(hearth, 'alice', 'reads', ['update-ref', '-d', 'refs/heads/alpha']);
     t.is((await hearth.call('GET', '/repos/alice/reads/branches/alpha')).status, 404, 'a branch deleted on disk (from packed-refs) is gone');
-    const list = await hearth.call<ApiBranch[]>('GET', '/repos/alice/reads/branches');
-    t.deepEqual(list.body.map((b) => b.name).sort(), ['beta', 'main', 'nested/gamma']);
 
-    // Without branch rows the list rebuilds them from every branch on disk: the whole-repository read.
+    // Without branch rows the list rebuilds them from every branch on disk (the whole-repository read), packed and loose.
     const [{ id }] = await hearth.store.db.query<{ id: number }>(`SELECT id FROM repository WHERE lower_name = 'reads'`);
     await hearth.store.db.query('DELETE FROM branch WHERE repo_id = $1', [id]);
     const rebuilt = await branchesOf(hearth, 'alice', 'reads');
     t.deepEqual([...rebuilt.keys()].sort(), ['beta', 'main', 'nested/gamma']);
+    t.deepEqual(rebuilt.get('beta'), mixed.get('beta'));
     const rows = await hearth.store.db.query<{ name: string; commit_id: string }>('SELECT name, commit_id FROM branch WHERE repo_id = $1 ORDER BY name', [id]);
     t.deepEqual(rows, [{ name: 'beta', commit_id: moved }, { name: 'main', commit_id: main }, { name: 'nested/gamma', commit_id: main }]);
   });
 }
+
+test('rows written before they carried their head commit are completed by the list, which then reads no git for them', async (t) => {
+  const { hearth, repo, main } = await setUp(t);
+  await build.branch(hearth, repo, { name: 'old' });
+  const expected = await branchesOf(hearth, 'alice', 'reads');
+  const heads = ['author_name', 'author_email', 'author_date', 'committer_name', 'committer_email', 'committer_date', 'message'];
+  await hearth.store.db.query(`UPDATE branch SET ${heads.map((c) => `${c} = NULL`).join(', ')} WHERE repo_id = $1`, [repo.id]);
+  t.deepEqual(await branchesOf(hearth, 'alice', 'reads'), expected);
+  const rows = await hearth.store.db.query<{ name: string; commit_id: string; message: string; author_email: string }>(
+    'SELECT name, commit_id, message, author_email FROM branch WHERE repo_id = $1 ORDER BY name', [repo.id],
+  );
+  t.deepEqual(rows, ['main', 'old'].map((name) => ({ name, commit_id: main, message: 'Initial commit\n', author_email: 'alice@example.com' })));
+  // the rows alone answer now: a commit gone from git's view would show
+  await onDisk(hearth, 'alice', 'reads', ['update-ref', '-d', 'refs/heads/old']);
+  t.deepEqual(await branchesOf(hearth, 'alice', 'reads'), expected);
+});
 
 test('the commit cache never shows an old head after a force update, and one commit on two branches reads the same', async (t) => {
   const { hearth, main } = await setUp(t);

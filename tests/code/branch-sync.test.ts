@@ -145,7 +145,7 @@ test('a second run of the same branch-sync job changes nothing; a rolled-back pu
     (await hearth.store.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM pgboss.job WHERE name = 'branch-sync'`))[0].n;
   const count = await jobs();
   await t.throwsAsync(inTx(hearth.store, async (tx) => {
-    await recordRefUpdates(tx, repo, carol.user, [{ ref: 'refs/heads/dev', oldSha: '0'.repeat(40), newSha: 'a'.repeat(40) }]);
+    await recordRefUpdates(tx, hearth.deps.git.open(repo), repo, carol.user, [{ ref: 'refs/heads/dev', oldSha: '0'.repeat(40), newSha: 'a'.repeat(40) }]);
     throw new Error('the push could not be recorded');
   }));
   t.is(await jobs(), count);

@@ -11,7 +11,7 @@ import {
 import { ensureBranchRows } from '../../../db/models/code/push-sync.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
 import { loadProtectionView, loadProtectionViews } from '../../../db/views/branch-protections.js';
-import { loadBranchViews } from '../../../db/views/branches.js';
+import { listedBranchViews, loadBranchViews } from '../../../db/views/branches.js';
 import type { Deps } from '../../deps.js';
 import { created, noContent, ok, route } from '../../http/route.js';
 import { renderBranch, renderBranchProtection, type ApiBranch } from '../../render/branch.js';
@@ -54,13 +54,14 @@ export const branchRoutes = [
     scope: 'read:repository', repo: {}, paginated: true, responses: { 200: 'BranchList' },
     handle: async ({ deps, repo, doer, page, list }) => {
       if (repo.repo.is_empty) return list([], 0);
-      let { rows, total, protectedAny } = await listBranchPage(deps.db, repo.repo.id, page);
-      if (total === 0) {
-        await inTx(deps, (tx) => ensureBranchRows(tx, deps.git, repo.repo.id, doer?.id ?? null));
-        ({ rows, total, protectedAny } = await listBranchPage(deps.db, repo.repo.id, page));
+      let { branches, total, protectedAny } = await listBranchPage(deps.db, repo.repo.id, page);
+      const incomplete = branches.filter((b) => !b.head).map((b) => b.name);
+      if (total === 0 || incomplete.length > 0) {
+        await inTx(deps, (tx) => ensureBranchRows(tx, deps.git, repo.repo.id, doer?.id ?? null, incomplete));
+        ({ branches, total, protectedAny } = await listBranchPage(deps.db, repo.repo.id, page));
       }
-      const views = await loadBranchViews(deps.db, deps.git, repo, doer, rows.map((r) => r.name), protectedAny ? undefined : []);
-      return list(views.map((v) => renderBranch(v, repoHtmlUrl(deps, repo))), total - (rows.length - views.length));
+      const views = await listedBranchViews(deps.db, repo, doer, branches, protectedAny ? undefined : []);
+      return list(views.map((v) => renderBranch(v, repoHtmlUrl(deps, repo))), total - (branches.length - views.length));
     },
   }),
   route({

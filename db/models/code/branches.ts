@@ -5,17 +5,17 @@ import { zeroOid } from '../../git/objects.js';
 import type { GitRepo } from '../../git/repo.js';
 import type { GitStore } from '../../git/store.js';
 import { assertNotArchived, effectiveProtection, listProtections } from './branch-protection.js';
+import { branchHeadColumns, countBranches, headOfRow, insertBranchRow, type BranchHeadColumns } from './branch-rows.js';
 import { recordRefUpdates } from './ref-updates.js';
 import { assertValidBranchName } from '../repos/repos.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
+import { usernameByEmail } from '../users/emails.js';
 
-/** A row of the `branch` table: the database's copy of one branch head, kept in step by pushes. */
-export interface BranchRow {
+/** A row of the `branch` table: the database's copy of one branch head, kept in step by ref updates. */
+export interface BranchRow extends BranchHeadColumns {
   id: number;
   repo_id: number;
-  name: string;
-  commit_id: string;
   commit_message: string;
   commit_time: Date;
   pusher_id: number | null;
@@ -23,17 +23,17 @@ export interface BranchRow {
   updated: Date;
 }
 
-/** What a branch row keeps of a commit message: its first line. */
-export const summaryOf = (message: string): string => message.split('\n', 1)[0].trim();
-
-
-export async function countBranches(db: Queryable, repoId: number): Promise<number> {
-  const [{ count }] = await db.query<{ count: number }>('SELECT count(*)::int AS count FROM branch WHERE repo_id = $1', [repoId]);
-  return count;
+/** A branch of a list page: the head its row records (null until the row carries it) and the users of its addresses. */
+export interface ListedBranch {
+  name: string;
+  head: HeadCommit | null;
+  /** Site users by commit address (usernameByEmail), '' for none. */
+  authorUsername: string;
+  committerUsername: string;
 }
 
 export interface BranchPage {
-  rows: BranchRow[];
+  branches: ListedBranch[];
   /** How many rows the repository has. */
   total: number;
   /** Whether the repository has protection rules at all (a page past the end does not tell). */
@@ -41,18 +41,25 @@ export interface BranchPage {
 }
 
 /**
- * One page of branch rows, newest commit first (Gitea's order), with the number of rows and whether any
- * protection rule exists: one query, and a second one only for a page past the end.
+ * One page of branches, newest commit first (Gitea's order), with their heads and the users of their commit
+ * addresses, the number of rows and whether any protection rule exists: one query, and a second one only for a
+ * page past the end.
  */
 export async function listBranchPage(db: Queryable, repoId: number, page: { limit: number; offset: number }): Promise<BranchPage> {
-  const rows = await db.query<BranchRow & { total: number; protected_any: boolean }>(
-    `SELECT b.*, count(*) OVER ()::int AS total, EXISTS (SELECT 1 FROM protected_branch WHERE repo_id = $1) AS protected_any
-     FROM branch b WHERE b.repo_id = $1 ORDER BY b.commit_time DESC, b.name LIMIT $2 OFFSET $3`,
+  const rows = await db.query<BranchHeadColumns & { author_username: string | null; committer_username: string | null; total: number; protected_any: boolean }>(
+    `SELECT ${branchHeadColumns.replace(/\w+/g, 'p.$&')}, p.total,
+       ${usernameByEmail('p.author_email')} AS author_username, ${usernameByEmail('p.committer_email')} AS committer_username,
+       EXISTS (SELECT 1 FROM protected_branch WHERE repo_id = $1) AS protected_any
+     FROM (SELECT ${branchHeadColumns}, commit_time, count(*) OVER ()::int AS total FROM branch
+           WHERE repo_id = $1 ORDER BY commit_time DESC, name LIMIT $2 OFFSET $3) p
+     ORDER BY p.commit_time DESC, p.name`,
     [repoId, page.limit, page.offset],
   );
-  if (rows.length === 0) return { rows: [], total: page.offset > 0 ? await countBranches(db, repoId) : 0, protectedAny: true };
+  if (rows.length === 0) return { branches: [], total: page.offset > 0 ? await countBranches(db, repoId) : 0, protectedAny: true };
   return {
-    rows: rows.map(({ total: _total, protected_any: _protected, ...row }) => row),
+    branches: rows.map((row) => ({
+      name: row.name, head: headOfRow(row), authorUsername: row.author_username ?? '', committerUsername: row.committer_username ?? '',
+    })),
     total: rows[0].total,
     protectedAny: rows[0].protected_any,
   };
@@ -100,15 +107,9 @@ export async function createBranch(tx: Tx, git: GitStore, repo: RepoRow, doer: U
   tx.onRollback(async () => {
     await repoGit.deleteRef(ref, commit);
   });
-  await recordRefUpdates(tx, repo, doer, [{ ref, oldSha: zeroOid(repoGit.format), newSha: commit }]);
+  await recordRefUpdates(tx, repoGit, repo, doer, [{ ref, oldSha: zeroOid(repoGit.format), newSha: commit }]);
 }
 
-async function insertBranchRow(tx: Tx, repoId: number, pusherId: number, head: HeadCommit): Promise<void> {
-  await tx.query(
-    `INSERT INTO branch (repo_id, name, commit_id, commit_message, commit_time, pusher_id) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [repoId, head.branch, head.sha, summaryOf(head.message), head.committerDate, pusherId],
-  );
-}
 
 /**
  * Deletes a branch through the API: never the default branch, never a protected one (403, as in Gitea).
@@ -127,6 +128,6 @@ export async function deleteBranch(tx: Tx, git: GitStore, repo: RepoRow, doer: U
   tx.onRollback(async () => {
     await repoGit.updateRef(ref, head.sha, null);
   });
-  await recordRefUpdates(tx, repo, doer, [{ ref, oldSha: head.sha, newSha: zeroOid(repoGit.format) }]);
+  await recordRefUpdates(tx, repoGit, repo, doer, [{ ref, oldSha: head.sha, newSha: zeroOid(repoGit.format) }]);
 }
 

@@ -320,14 +320,7 @@ async function commitAndRecord(
   } else if (repo.is_empty) {
     await tx.query('UPDATE repository SET is_empty = false, updated = now() WHERE id = $1', [repo.id]);
   }
-  const summary = messageOf(options, fallbackMessage, committer).split('\n')[0];
-  await tx.query(
-    `INSERT INTO branch (repo_id, name, commit_id, commit_message, commit_time, pusher_id) VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (repo_id, name) DO UPDATE SET commit_id = EXCLUDED.commit_id, commit_message = EXCLUDED.commit_message,
-       commit_time = EXCLUDED.commit_time, pusher_id = EXCLUDED.pusher_id, updated = now()`,
-    [repo.id, place.newBranch, commitId, summary, committerAt.date, doer.id],
-  );
-  await recordRefUpdates(tx, repo, doer, [{ ref, oldSha: expected ?? zeroOid(place.format), newSha: commitId }]);
+  await recordRefUpdates(tx, repoGit, repo, doer, [{ ref, oldSha: expected ?? zeroOid(place.format), newSha: commitId }]);
   return { commitId, branch: place.newBranch };
 }
 

@@ -1,42 +1,16 @@
 import type { BranchSyncPayload } from '../../../jobs/catalogue.js';
 import type { Tx } from '../../data-source.js';
 import { emit } from '../../events/emit.js';
-import type { HeadCommit } from '../../git/commit-fields.js';
 import type { GitRepo } from '../../git/repo.js';
 import type { GitStore } from '../../git/store.js';
 import { isZeroSha } from './branch-protection.js';
-import { countBranches, summaryOf } from './branches.js';
+import { countBranches, syncBranchRows } from './branch-rows.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import { syncPullsAfterPush } from '../pulls/pull-sync.js';
 
 /** Commits reachable from `tip` and not from `since`; 0 when git cannot tell. */
 function countCommits(repoGit: GitRepo, tip: string, since?: string): Promise<number> {
   return repoGit.count({ rev: tip, not: since }).catch(() => 0);
-}
-
-/** Inserts or refreshes branch rows from git heads; a row already at the same commit is left alone. */
-async function upsertBranches(tx: Tx, repoId: number, pusherId: number | null, heads: HeadCommit[]): Promise<void> {
-  if (heads.length === 0) return;
-  await tx.query(
-    `INSERT INTO branch (repo_id, name, commit_id, commit_message, commit_time, pusher_id)
-     SELECT $1, h.name, h.commit_id, h.commit_message, h.commit_time, $2
-     FROM unnest($3::text[], $4::text[], $5::text[], $6::timestamptz[]) AS h(name, commit_id, commit_message, commit_time)
-     ON CONFLICT (repo_id, name) DO UPDATE SET commit_id = EXCLUDED.commit_id, commit_message = EXCLUDED.commit_message,
-       commit_time = EXCLUDED.commit_time, pusher_id = EXCLUDED.pusher_id, updated = now()
-     WHERE branch.commit_id <> EXCLUDED.commit_id`,
-    [
-      repoId, pusherId, heads.map((h) => h.branch), heads.map((h) => h.sha), heads.map((h) => summaryOf(h.message)),
-      heads.map((h) => h.committerDate),
-    ],
-  );
-}
-
-/** Makes the branch table a copy of git's heads: every branch gets a row, rows of vanished branches go. */
-export async function syncAllBranches(tx: Tx, repoGit: GitRepo, repoId: number, pusherId: number | null): Promise<number> {
-  const heads = await repoGit.readHeads();
-  await tx.query('DELETE FROM branch WHERE repo_id = $1 AND NOT (name = ANY($2::text[]))', [repoId, heads.map((h) => h.branch)]);
-  await upsertBranches(tx, repoId, pusherId, heads);
-  return heads.length;
 }
 
 /** Every tag of a repository that arrived without a push (a fork, an adopted directory) becomes a tag release. */
@@ -52,12 +26,13 @@ async function lockRepo(tx: Tx, repoId: number): Promise<RepoRow | null> {
 
 /**
  * A repository that is not empty but has no branch rows (made before branches were recorded, or whose first
- * sync has not run yet) gets them now, as Gitea does when its branch list is asked for.
+ * sync has not run yet) gets them now, as Gitea does when its branch list is asked for; so do the named branches
+ * whose rows do not carry their commit yet.
  */
-export async function ensureBranchRows(tx: Tx, git: GitStore, repoId: number, doerId: number | null): Promise<void> {
+export async function ensureBranchRows(tx: Tx, git: GitStore, repoId: number, doerId: number | null, incomplete: string[] = []): Promise<void> {
   const repo = await lockRepo(tx, repoId);
-  if (!repo || repo.is_empty || (await countBranches(tx, repoId)) > 0) return;
-  await syncAllBranches(tx, git.open(repo), repoId, doerId);
+  if (!repo || repo.is_empty) return;
+  await syncBranchRows(tx, git.open(repo), repoId, doerId, incomplete);
 }
 
 /**
@@ -75,13 +50,7 @@ export async function syncPush(tx: Tx, git: GitStore, push: BranchSyncPayload): 
   const branches = push.updates.filter((u) => u.ref.startsWith('refs/heads/')).map((u) => u.ref.slice('refs/heads/'.length));
   const tags = push.updates.filter((u) => u.ref.startsWith('refs/tags/')).map((u) => u.ref.slice('refs/tags/'.length));
 
-  if ((await countBranches(tx, repo.id)) === 0) await syncAllBranches(tx, repoGit, repo.id, push.pusherId);
-  else {
-    const heads = await repoGit.readHeads(branches);
-    const gone = branches.filter((name) => !heads.some((h) => h.branch === name));
-    await tx.query('DELETE FROM branch WHERE repo_id = $1 AND name = ANY($2::text[])', [repo.id, gone]);
-    await upsertBranches(tx, repo.id, push.pusherId, heads);
-  }
+  await syncBranchRows(tx, repoGit, repo.id, push.pusherId, branches);
   await syncTags(tx, repoGit, repo.id, push.pusherId, tags);
   if (repo.is_empty && (await countBranches(tx, repo.id)) > 0) await settleFirstPush(tx, repoGit, repo, branches);
   await tx.query('UPDATE repository SET size = $2 WHERE id = $1', [repo.id, await repoGit.diskSize()]);

@@ -54,7 +54,7 @@ export async function createTag(tx: Tx, ctx: TagContext, repo: RepoRow, doer: Us
      VALUES ($1, $2, $3, $4, $5, $6, $7, true) ON CONFLICT (repo_id, lower_tag_name) DO NOTHING`,
     [repo.id, doer.id, input.tag_name, input.tag_name.toLowerCase(), commit.oid, commit.oid, input.message ?? ''],
   );
-  await recordRefUpdates(tx, repo, doer, [{ ref, oldSha: zeroOid(repoGit.format), newSha: oid }]);
+  await recordRefUpdates(tx, repoGit, repo, doer, [{ ref, oldSha: zeroOid(repoGit.format), newSha: oid }]);
   return input.tag_name;
 }
 
@@ -79,5 +79,5 @@ export async function deleteTag(tx: Tx, ctx: TagContext, repo: RepoRow, doer: Us
   tx.onRollback(async () => {
     await repoGit.updateRef(ref, oid, null);
   });
-  await recordRefUpdates(tx, repo, doer, [{ ref, oldSha: oid, newSha: zeroOid(repoGit.format) }]);
+  await recordRefUpdates(tx, repoGit, repo, doer, [{ ref, oldSha: oid, newSha: zeroOid(repoGit.format) }]);
 }

@@ -76,7 +76,7 @@ export async function syncPullMirror(deps: Store & Services, repoId: number, wor
       if (refs) {
         const updates = diffRefs(leased.synced_refs, refs, zeroOid(repoGit.format));
         const owner = updates.length > 0 ? (await findUsersByIds(tx, [repo.owner_id])).get(repo.owner_id) : undefined;
-        if (owner) await recordRefUpdates(tx, repo, owner, updates, { mirrorSync: true });
+        if (owner) await recordRefUpdates(tx, repoGit, repo, owner, updates, { mirrorSync: true });
         await tx.query(
           `UPDATE mirror SET synced_refs = $2, updated = now(), last_error = '', next_update = ${nextUpdate}, ${leaseEnded} WHERE repo_id = $1`,
           [repoId, Object.fromEntries(refs)],

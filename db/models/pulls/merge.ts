@@ -192,7 +192,7 @@ export async function mergePull(tx: Tx, deps: MergeDeps, base: RepoRow, pull: Pu
       tx.onRollback(async () => {
         await repoGit.updateRef(ref, baseSha, newTip);
       });
-      await recordRefUpdates(tx, base, doer, [{ ref, oldSha: baseSha, newSha: newTip }]);
+      await recordRefUpdates(tx, repoGit, base, doer, [{ ref, oldSha: baseSha, newSha: newTip }]);
     }
     mergedCommit = newTip;
   }

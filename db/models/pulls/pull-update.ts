@@ -46,5 +46,5 @@ export async function updatePullBranch(tx: Tx, deps: MergeDeps, base: RepoRow, p
   tx.onRollback(async () => {
     await headGit.updateRef(ref, headSha, newHead);
   });
-  await recordRefUpdates(tx, headRepo, doer, [{ ref, oldSha: headSha, newSha: newHead }]);
+  await recordRefUpdates(tx, headGit, headRepo, doer, [{ ref, oldSha: headSha, newSha: newHead }]);
 }

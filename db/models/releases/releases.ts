@@ -250,7 +250,7 @@ async function tagRelease(tx: Tx, repoGit: GitRepo, repo: RepoRow, doer: UserRow
     tx.onRollback(async () => {
       await repoGit.deleteRef(ref, commit);
     });
-    await recordRefUpdates(tx, repo, doer, [{ ref, oldSha: zeroOid(repoGit.format), newSha: commit }]);
+    await recordRefUpdates(tx, repoGit, repo, doer, [{ ref, oldSha: zeroOid(repoGit.format), newSha: commit }]);
     sha = commit;
     createdTag = true;
   }

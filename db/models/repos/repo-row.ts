@@ -1,3 +1,5 @@
+import { timestampOf } from '../users/user-row.js';
+
 /** A row of the `repository` table. */
 export interface RepoRow {
   id: number;
@@ -57,6 +59,14 @@ export interface RepoRow {
   external_wiki: { external_wiki_url: string } | null;
   created: Date;
   updated: Date;
+}
+
+/** A repository row PostgreSQL rendered as JSON (`row_to_json(r)`), taken over with its timestamps revived in place. */
+export function repoRowFromJson(json: Record<string, unknown>): RepoRow {
+  json.created = timestampOf(json.created);
+  json.updated = timestampOf(json.updated);
+  json.archived_at = timestampOf(json.archived_at);
+  return json as unknown as RepoRow;
 }
 
 /** Gitea's access modes, ordered: a higher mode includes the lower ones. */

@@ -7,6 +7,7 @@ import type { BlobStore } from '../../blob-store.js';
 import type { GitRepo, NewTreeEntry } from '../../git/repo.js';
 import { wikiName, type GitStore } from '../../git/store.js';
 import { grantedAccessCondition, readableReposCondition } from '../access.js';
+import { syncAllBranches } from '../code/branch-rows.js';
 import { createLabel } from '../orgs/labels.js';
 import { combineGitignores, fillLicense, findLabelTemplate, findLicense, readmeNames, renderReadme } from './repo-templates-data/index.js';
 import type { RepoRow } from './repo-row.js';
@@ -180,12 +181,10 @@ export async function createRepository(
   }
   for (const label of labels ?? []) await createLabel(tx, { repoId: repo.id }, label);
   if (initFiles) {
-    const commit = await initialCommit(ctx.git.open(repo), defaultBranch, doer, initFiles(repo));
+    const repoGit = ctx.git.open(repo);
+    await initialCommit(repoGit, defaultBranch, doer, initFiles(repo));
     [repo] = await tx.query<RepoRow>('UPDATE repository SET is_empty = false WHERE id = $1 RETURNING *', [repo.id]);
-    await tx.query(
-      `INSERT INTO branch (repo_id, name, commit_id, commit_message, commit_time, pusher_id) VALUES ($1, $2, $3, $4, now(), $5)`,
-      [repo.id, defaultBranch, commit, 'Initial commit', doer.id],
-    );
+    await syncAllBranches(tx, repoGit, repo.id, doer.id);
   }
   [repo] = await tx.query<RepoRow>('UPDATE repository SET size = $2 WHERE id = $1 RETURNING *', [repo.id, await ctx.git.open(repo).diskSize()]);
   await tx.query('UPDATE "user" SET num_repos = num_repos + 1 WHERE id = $1', [owner.id]);

@@ -8,7 +8,7 @@ import { compileGlob } from '../../glob.js';
 import type { ObjectFormat } from '../../git/objects.js';
 import type { ListedEntry } from '../../git/read.js';
 import type { GitRepo } from '../../git/repo.js';
-import { syncAllBranches } from '../code/push-sync.js';
+import { syncAllBranches } from '../code/branch-rows.js';
 import { createLabel, type LabelRow } from '../orgs/labels.js';
 import { createOrgRepository, orgPermissionsOf, type OrgRow } from '../orgs/orgs.js';
 import { readRepoAvatar, setRepoAvatar } from './repo-avatars.js';

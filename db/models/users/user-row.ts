@@ -50,13 +50,23 @@ export const userTypes = { individual: 0, organization: 1, bot: 4 } as const;
 export const visibilities = ['public', 'limited', 'private'] as const;
 export type Visibility = (typeof visibilities)[number];
 
-/** pg returns bigint as a string; ids stay well inside Number's exact range. */
+/**
+ * A user row as a query returned it, taken over and converted in place (bigint columns may come as strings; ids stay
+ * well inside Number's exact range). In place, because copying a row this wide costs more than reading it.
+ */
 export function toUserRow(raw: Record<string, unknown>): UserRow {
-  return { ...(raw as unknown as UserRow), id: Number(raw.id), login_source: Number(raw.login_source) };
+  raw.id = Number(raw.id);
+  raw.login_source = Number(raw.login_source);
+  return raw as unknown as UserRow;
 }
 
-/** A user row PostgreSQL rendered as JSON (`to_jsonb(u)`), with its timestamps revived. */
+/** A user row PostgreSQL rendered as JSON (`row_to_json(u)`), taken over with its timestamps revived in place. */
 export function userRowFromJson(json: Record<string, unknown>): UserRow {
-  const at = (value: unknown) => (value === null || value === undefined ? null : new Date(value as string));
-  return { ...toUserRow(json), created: at(json.created)!, updated: at(json.updated)!, last_login: at(json.last_login) };
+  json.created = timestampOf(json.created);
+  json.updated = timestampOf(json.updated);
+  json.last_login = timestampOf(json.last_login);
+  return toUserRow(json);
 }
+
+/** A timestamp column as JSON renders it, as the Date pg would have read. */
+export const timestampOf = (value: unknown): Date | null => (value === null || value === undefined ? null : new Date(value as string));
