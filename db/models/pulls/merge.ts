@@ -11,13 +11,12 @@ import { lockIssue, setIssueClosed } from '../issues/issues.js';
 import type { IssueRow } from '../issues/issue-row.js';
 import { accessModeOf } from '../access.js';
 import { accessModes, type RepoRow } from '../repos/repo-row.js';
-import { findRepoById } from '../repos/repos.js';
 import type { UserRow } from '../users/user-row.js';
 import { findUsersByIds } from '../users/users.js';
 import { dropScheduledMerge } from '../automerge/scheduled-merges.js';
 import { checkMergeAllowed, type MergeStyle } from './merge-checks.js';
 import { pullHeadRef, pullStatus, type PullRow } from './pull-row.js';
-import { currentHeadSha, lockPull } from './pulls.js';
+import { currentHeadSha, findHeadRepo, lockPull } from './pulls.js';
 
 /** MergePullRequestOption, as the merge takes it. */
 export interface MergeOptions {
@@ -62,9 +61,10 @@ function expand(text: string, vars: Record<string, string>): string {
 /**
  * Gitea's GetDefaultMergeMessage: the repository's `.gitea/default_merge_message/<STYLE>_TEMPLATE.md` on the default
  * branch (first line the title, the rest the description, Gitea's variables expanded), else the built-in title.
+ * The poster is looked up only when there is a template to expand.
  */
 export async function defaultMergeMessage(
-  git: GitStore, base: RepoRow, headRepo: RepoRow | null, pull: PullRow, issue: IssueRow, poster: UserRow | null, style: MergeStyle,
+  git: GitStore, base: RepoRow, headRepo: RepoRow | null, pull: PullRow, issue: IssueRow, posterOf: () => Promise<UserRow | null>, style: MergeStyle,
 ): Promise<{ title: string; body: string }> {
   const reader = git.open(base);
   const commit = await reader.findCommit(base.default_branch);
@@ -74,7 +74,7 @@ export async function defaultMergeMessage(
     const vars: Record<string, string> = {
       BaseRepoOwnerName: base.owner_name, BaseRepoName: base.name, BaseBranch: pull.base_branch,
       HeadRepoOwnerName: headRepo?.owner_name ?? '', HeadRepoName: headRepo?.name ?? '', HeadBranch: pull.head_branch,
-      PullRequestTitle: issue.title, PullRequestDescription: issue.content, PullRequestPosterName: poster?.name ?? '',
+      PullRequestTitle: issue.title, PullRequestDescription: issue.content, PullRequestPosterName: (await posterOf())?.name ?? '',
       PullRequestIndex: String(pull.index), PullRequestReference: `#${pull.index}`, ClosingIssues: '',
     };
     const trimmed = template.trim();
@@ -165,7 +165,7 @@ export async function mergePull(tx: Tx, deps: MergeDeps, base: RepoRow, pull: Pu
   // Gitea's Merge removes the pull request's scheduled merge, whoever merges it
   await dropScheduledMerge(tx, row.id);
   const repoGit = deps.git.open(base);
-  const headRepo = row.head_repo_id ? await findRepoById(tx, row.head_repo_id) : null;
+  const headRepo = await findHeadRepo(tx, base, row);
 
   let mergedCommit: string;
   if (options.style === 'manually-merged') {
@@ -179,8 +179,8 @@ export async function mergePull(tx: Tx, deps: MergeDeps, base: RepoRow, pull: Pu
     if (!headSha || !baseSha) throw conflict('the head or base branch of the pull request no longer exists');
     if (options.headCommitId && options.headCommitId !== headSha) throw conflict('head out of date');
     if (headRepo && headRepo.id !== base.id) await fetchCommitAs(repoGit, deps.git.open(headRepo), headSha, pullHeadRef(row.index));
-    const posters = await findUsersByIds(tx, [issue.poster_id]);
-    const defaults = await defaultMergeMessage(deps.git, base, headRepo, row, issue, posters.get(issue.poster_id ?? 0) ?? null, options.style);
+    const posterOf = async (): Promise<UserRow | null> => (await findUsersByIds(tx, [issue.poster_id])).get(issue.poster_id ?? 0) ?? null;
+    const defaults = await defaultMergeMessage(deps.git, base, headRepo, row, issue, posterOf, options.style);
     const title = options.title?.trim() || defaults.title;
     const body = options.message?.trim() || defaults.body;
     const message = title ? `${title}${body ? `\n\n${body}` : ''}\n` : '';
