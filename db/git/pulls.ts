@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { parseDiffRecords } from './diff-records.js';
 import type { GitIdentity, GitRepo } from './repo.js';
 import type { GitReader } from './read.js';
 import { gitOk, runGit } from './run.js';
@@ -92,32 +93,10 @@ const recentDiffLimit = 16;
 async function readChangedPaths(repo: GitReader, from: string, to: string): Promise<ChangedPath[]> {
   const out = await runGit(['diff', '--raw', '--numstat', '-M', '-z', '--no-color', from, to], { cwd: repo.dir, timeoutMs: 10 * 60_000 });
   if (out.code !== 0) throw new Error(`git diff failed (${out.code}): ${out.stderr.trim()}`);
-  const tokens = out.stdout.toString('utf8').split('\0');
-  const files: ChangedPath[] = [];
-  let counted = 0;
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i];
-    if (!token) continue;
-    if (token.startsWith(':')) {
-      const letter = token.split(' ')[4]?.[0] ?? 'M';
-      const twoPaths = letter === 'R' || letter === 'C';
-      const first = tokens[++i];
-      const second = twoPaths ? tokens[++i] : first;
-      files.push({
-        filename: second, previousFilename: twoPaths ? first : '', status: rawStatus[letter] ?? 'changed', additions: 0, deletions: 0, binary: false,
-      });
-      continue;
-    }
-    // numstat: "added\tdeleted\tpath", or "added\tdeleted\t" followed by the old and new paths of a rename
-    const [added, deleted, path] = token.split('\t');
-    if (!path) i += 2;
-    const file = files[counted++];
-    if (!file) continue;
-    file.binary = added === '-';
-    file.additions = Number(added) || 0;
-    file.deletions = Number(deleted) || 0;
-  }
-  return files;
+  return (parseDiffRecords(out.stdout.toString('utf8')).get('') ?? []).map((record) => ({
+    filename: record.path, previousFilename: record.fromPath, status: rawStatus[record.status] ?? 'changed',
+    additions: record.additions, deletions: record.deletions, binary: record.binary,
+  }));
 }
 
 /** `git diff -M from to` (binary patches with `binary`) or `git format-patch` of the commits in between, streamed. */

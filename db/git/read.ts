@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import git from 'isomorphic-git';
 import { gitEnv, gitOk, runGit } from './run.js';
+import { parseDiffRecords, type DiffRecord } from './diff-records.js';
 import { streamGit } from './stream.js';
 import {
   ObjectReader,
@@ -73,6 +74,25 @@ export interface LogQuery {
 const literal = { GIT_LITERAL_PATHSPECS: '1' };
 
 const statusNames: Record<string, FileChange['status']> = { A: 'added', D: 'removed', M: 'modified', T: 'modified' };
+
+/**
+ * The files of a commit as `--no-renames` lists them, from records read with rename detection: a rename is its
+ * source removed and its target added, in git's path order (bytes of the full path).
+ */
+function filesWithoutRenames(records: DiffRecord[]): FileChange[] {
+  const listed: FileChange[] = [];
+  let split = false;
+  for (const record of records) {
+    if (record.status === 'R' || record.status === 'C') {
+      split = true;
+      if (record.status === 'R') listed.push({ filename: record.fromPath, status: 'removed' });
+      listed.push({ filename: record.path, status: 'added' });
+    } else {
+      listed.push({ filename: record.path, status: statusNames[record.status] ?? 'modified' });
+    }
+  }
+  return split ? listed.sort((a, b) => Buffer.compare(Buffer.from(a.filename), Buffer.from(b.filename))) : listed;
+}
 
 /**
  * Reading one bare repository: refs, commits, trees, blobs, notes, logs and streams. Small reads go through
@@ -232,36 +252,25 @@ export class GitReader {
   }
 
   /**
-   * Line counts (with rename detection, as Gitea's diff) and affected files (without it) of each commit against
-   * its first parent; a root commit against the empty tree. Two git processes for any number of commits.
+   * Line counts (with rename detection, as Gitea's diff) and affected files (without it, as Gitea's
+   * GetCommitFileStatus) of each commit against its first parent; a root commit against the empty tree. One git
+   * process for any number of commits: a rename found for the counts is listed as the removal and addition it is
+   * without rename detection.
    */
   async changesOf(ids: string[], { stats = true, files = true } = {}): Promise<Map<string, CommitChanges>> {
     const changes = new Map<string, CommitChanges>(ids.map((id) => [id, { additions: 0, deletions: 0, files: [] }]));
-    if (ids.length === 0) return changes;
-    const base = ['show', '--diff-merges=first-parent', '--no-color', '--format=%x01%H'];
-    const [numstat, names] = await Promise.all([
-      stats ? gitOk([...base, '--numstat', '-M', ...ids], { cwd: this.dir }) : '',
-      files ? runGit([...base, '--name-status', '--no-renames', '-z', ...ids], { cwd: this.dir }) : null,
-    ]);
-    let current: CommitChanges | undefined;
-    for (const line of numstat.split('\n')) {
-      if (line.startsWith('\u0001')) current = changes.get(line.slice(1));
-      else if (current && line) {
-        const [added, deleted] = line.split('\t');
-        current.additions += Number(added) || 0;
-        current.deletions += Number(deleted) || 0;
+    if (ids.length === 0 || (!stats && !files)) return changes;
+    const what = stats ? ['--numstat', '-M', ...(files ? ['--raw'] : [])] : ['--raw', '--no-renames'];
+    const out = await runGit(['show', '--diff-merges=first-parent', '--no-color', '--format=%x01%H', '-z', ...what, ...ids], { cwd: this.dir });
+    if (out.code !== 0) throw new Error(`git show failed (${out.code}): ${out.stderr.trim()}`);
+    for (const [id, records] of parseDiffRecords(out.stdout.toString('utf8'))) {
+      const change = changes.get(id);
+      if (!change) continue;
+      for (const record of records) {
+        change.additions += record.additions;
+        change.deletions += record.deletions;
       }
-    }
-    if (names) {
-      const tokens = names.stdout.toString('utf8').split('\0');
-      current = undefined;
-      for (let i = 0; i < tokens.length; i++) {
-        const token = tokens[i].replace(/^\n/, '');
-        if (token.startsWith('\u0001')) current = changes.get(token.slice(1).trim());
-        else if (current && token) {
-          current.files.push({ filename: tokens[++i], status: statusNames[token[0]] ?? 'modified' });
-        }
-      }
+      if (files) change.files = filesWithoutRenames(records);
     }
     return changes;
   }
