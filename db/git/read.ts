@@ -44,6 +44,14 @@ export interface CommitChanges {
   files: FileChange[];
 }
 
+/** Which changes of commits to read: line counts, the files (both unless turned off). */
+export interface ChangeDetail {
+  stats?: boolean;
+  files?: boolean;
+}
+
+const emptyChanges = (ids: string[]): Map<string, CommitChanges> => new Map(ids.map((id) => [id, { additions: 0, deletions: 0, files: [] }]));
+
 /** A tag as Gitea lists it: lightweight tags take the commit's message and committer time. */
 export interface TagInfo {
   name: string;
@@ -254,25 +262,39 @@ export class GitReader {
   /**
    * Line counts (with rename detection, as Gitea's diff) and affected files (without it, as Gitea's
    * GetCommitFileStatus) of each commit against its first parent; a root commit against the empty tree. One git
-   * process for any number of commits: a rename found for the counts is listed as the removal and addition it is
-   * without rename detection.
+   * process for any number of commits.
    */
-  async changesOf(ids: string[], { stats = true, files = true } = {}): Promise<Map<string, CommitChanges>> {
-    const changes = new Map<string, CommitChanges>(ids.map((id) => [id, { additions: 0, deletions: 0, files: [] }]));
-    if (ids.length === 0 || (!stats && !files)) return changes;
-    const what = stats ? ['--numstat', '-M', ...(files ? ['--raw'] : [])] : ['--raw', '--no-renames'];
-    const out = await runGit(['show', '--diff-merges=first-parent', '--no-color', '--format=%x01%H', '-z', ...what, ...ids], { cwd: this.dir });
-    if (out.code !== 0) throw new Error(`git show failed (${out.code}): ${out.stderr.trim()}`);
+  async changesOf(ids: string[], detail: ChangeDetail = {}): Promise<Map<string, CommitChanges>> {
+    if (ids.length === 0 || (detail.stats === false && detail.files === false)) return emptyChanges(ids);
+    const changes = emptyChanges(ids);
+    for (const [id, change] of (await this.readChanges(['show', ...ids], detail)).changes) if (changes.has(id)) changes.set(id, change);
+    return changes;
+  }
+
+  /** A page of history as `log` walks it, with the changes of each commit as `changesOf` reads them: one git process. */
+  async logWithChanges({ rev, not, skip = 0, max }: LogQuery, detail: ChangeDetail = {}): Promise<{ ids: string[]; changes: Map<string, CommitChanges> }> {
+    return this.readChanges(['log', `--skip=${skip}`, ...(max !== undefined ? [`--max-count=${max}`] : []), rev, ...(not ? ['--not', not] : [])], detail);
+  }
+
+  /** `git show|log` of commits with their raw and numstat records; a rename found for the counts is listed as the removal and addition it is without rename detection. */
+  private async readChanges(command: string[], { stats = true, files = true }: ChangeDetail): Promise<{ ids: string[]; changes: Map<string, CommitChanges> }> {
+    const what = stats ? ['--numstat', '-M', ...(files ? ['--raw'] : [])] : files ? ['--raw', '--no-renames'] : ['--no-patch'];
+    const [verb, ...revs] = command;
+    const out = await runGit([verb, '--diff-merges=first-parent', '--no-color', '--format=%x01%H', '-z', ...what, ...revs], { cwd: this.dir });
+    if (out.code !== 0) throw new Error(`git ${verb} failed (${out.code}): ${out.stderr.trim()}`);
+    const ids: string[] = [];
+    const changes = new Map<string, CommitChanges>();
     for (const [id, records] of parseDiffRecords(out.stdout.toString('utf8'))) {
-      const change = changes.get(id);
-      if (!change) continue;
+      if (!id) continue;
+      ids.push(id);
+      const change: CommitChanges = { additions: 0, deletions: 0, files: files ? filesWithoutRenames(records) : [] };
       for (const record of records) {
         change.additions += record.additions;
         change.deletions += record.deletions;
       }
-      if (files) change.files = filesWithoutRenames(records);
+      changes.set(id, change);
     }
-    return changes;
+    return { ids, changes };
   }
 
   /** The note git keeps for `commitId` under refs/notes/commits (any fan-out), or null. */
