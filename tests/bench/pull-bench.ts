@@ -4,8 +4,8 @@ import { performance } from 'node:perf_hooks';
 import { gitAsUser, median, timeGit, type GitFigure } from './git-bench.js';
 
 /**
- * Pull requests touching 1,000 files (10 commits of 100 new files each), each against a base branch that moved on by
- * one commit of its own, measured beside plain git on the same repository in the same run:
+ * Pull requests touching 1,000 files (10 commits of 100 new files each, then an empty one), each against a base
+ * branch that moved on by one commit of its own, measured beside plain git on the same repository in the same run:
  * - `GET …/pulls/{index}/files`, first page, read cold (Hearth runs the diff), beside `git diff --numstat -M`;
  * - every file in 20 pages of 50 as a client reads them (the diff kept after the first page), beside the same;
  * - `GET …/commits` (stats and files of the 10 commits) beside `git log --numstat`;
@@ -29,6 +29,8 @@ const fileCount = 1_000;
 const perCommit = 100;
 const pageSize = 50;
 const repeats = 5;
+/** The ten commits adding files and the empty one that moves the head after creation. */
+const commitCount = fileCount / perCommit + 1;
 
 /**
  * For each pair n: `wide-n`, ten commits from main's tip adding 100 files each, and `base-n`, one commit of its own on
@@ -85,7 +87,13 @@ export async function measurePulls(work: string, target: PullTarget): Promise<Gi
   const pulls: string[] = [];
   for (let n = 0; n < pairs; n++) {
     const created = await api(target, 'POST', `/repos/${target.username}/${target.repo}/pulls`, { head: `wide-${n}`, base: `base-${n}`, title: `A thousand files (${n})` });
-    pulls.push(`/repos/${target.username}/${target.repo}/pulls/${(created.json as { number: number }).number}`);
+    const number = (created.json as { number: number }).number;
+    pulls.push(`/repos/${target.username}/${target.repo}/pulls/${number}`);
+    // Showing the new pull request read its diff; a push (an empty commit, so the same 1,000 files) moves its head to
+    // a diff nobody has read, as a push's branch sync would (the pull request's row keeps the old head meanwhile).
+    const moved = (await git(['commit-tree', `refs/heads/wide-${n}^{tree}`, '-p', `refs/heads/wide-${n}`, '-m', 'one more commit'])).trim();
+    await git(['update-ref', `refs/heads/wide-${n}`, moved]);
+    await git(['update-ref', `refs/pull/${number}/head`, moved]);
   }
   const figures: GitFigure[] = [];
   const record = (name: string, hearth: number[], baseline: number[]): void => {
@@ -111,8 +119,9 @@ export async function measurePulls(work: string, target: PullTarget): Promise<Gi
   };
   const commits = async (pull: string): Promise<void> => {
     const { json } = await api(target, 'GET', `${pull}/commits?limit=${pageSize}`);
-    const listed = json as Array<{ files: unknown[]; stats: { additions: number } }>;
-    if (listed.length !== fileCount / perCommit || listed[0].files.length !== perCommit) throw new Error(`${pull}: not ${fileCount / perCommit} commits with their files`);
+    const listed = json as Array<{ files: unknown[] }>;
+    const files = listed.reduce((sum, commit) => sum + commit.files.length, 0);
+    if (listed.length !== commitCount || files !== fileCount) throw new Error(`${pull}: ${listed.length} commits with ${files} files, not ${commitCount} with ${fileCount}`);
   };
   const plainMerge = async (n: number): Promise<void> => {
     const tree = (await git(['merge-tree', '--write-tree', `refs/heads/base-${n}`, `refs/heads/wide-${n}`])).trim();
@@ -136,7 +145,7 @@ export async function measurePulls(work: string, target: PullTarget): Promise<Gi
   }
   record(`pull request files, first page of ${pageSize} of ${fileCount} (diff read; vs git diff --numstat -M)`, runs.first, runs.diff);
   record(`pull request files, all ${fileCount} in ${fileCount / pageSize} pages of ${pageSize} (vs one git diff --numstat -M)`, runs.all, runs.diff);
-  record(`pull request commits, ${fileCount / perCommit} commits with stats and files (vs git log --numstat)`, runs.commits, runs.log);
+  record(`pull request commits, ${commitCount} commits with stats and files (vs git log --numstat)`, runs.commits, runs.log);
 
   const merges = { plain: [] as number[], hearth: [] as number[] };
   await plainMerge(0);
