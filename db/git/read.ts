@@ -276,6 +276,22 @@ export class GitReader {
     return this.readChanges(['log', `--skip=${skip}`, ...(max !== undefined ? [`--max-count=${max}`] : []), rev, ...(not ? ['--not', not] : [])], detail);
   }
 
+  /**
+   * A page of history with each commit's changes (as `changesOf`) and the number of commits in the whole range: one git
+   * process when the page ends the range; a page that is full, or empty past the start, also counts the range.
+   */
+  async historyPage(
+    query: LogQuery & { skip: number; max: number }, detail: ChangeDetail = {},
+  ): Promise<{ commits: CommitObject[]; changes: Map<string, CommitChanges>; total: number }> {
+    // the pack the page's commits are read from is loaded while git walks
+    const preloading = this.objects.preload(query.rev);
+    const { ids, changes } = await this.logWithChanges(query, detail);
+    await preloading;
+    const ended = ids.length < query.max && (ids.length > 0 || query.skip === 0);
+    const total = ended ? query.skip + ids.length : await this.count(query);
+    return { commits: await this.objects.readCommits(ids), changes, total };
+  }
+
   /** `git show|log` of commits with their raw and numstat records; a rename found for the counts is listed as the removal and addition it is without rename detection. */
   private async readChanges(command: string[], { stats = true, files = true }: ChangeDetail): Promise<{ ids: string[]; changes: Map<string, CommitChanges> }> {
     const what = stats ? ['--numstat', '-M', ...(files ? ['--raw'] : [])] : files ? ['--raw', '--no-renames'] : ['--no-patch'];

@@ -61,14 +61,10 @@ export const pullChangeRoutes = [
       const view = openGitView(deps, repo);
       const to = loaded.pull.has_merged ? loaded.pull.head_commit_id : ((await view.reader.objects.refTarget(pullHeadRef(loaded.pull.index))) ?? loaded.pull.head_commit_id);
       const base = loaded.pull.has_merged ? loaded.pull.merge_base : ((await view.reader.branchHead(loaded.pull.base_branch)) ?? loaded.pull.merge_base);
-      const range = { rev: to, not: base || undefined };
       const options = { ...commitOptionsOf(query), stat: true };
-      const { ids: shownIds, changes } = await view.reader.logWithChanges({ ...range, skip: page.offset, max: page.limit }, options);
-      // a page that is neither full nor empty past the start ends the range, so it tells the total
-      const ended = shownIds.length < page.limit && (shownIds.length > 0 || page.offset === 0);
-      const total = ended ? page.offset + shownIds.length : await view.reader.count(range);
-      const commits = await renderCommits(deps, view, doer, await view.reader.objects.readCommits(shownIds), options, changes);
-      return withPageHeaders(list(commits, total), page, total);
+      const { commits, changes, total } = await view.reader.historyPage({ rev: to, not: base || undefined, skip: page.offset, max: page.limit }, options);
+      const rendered = await renderCommits(deps, view, doer, commits, options, changes);
+      return withPageHeaders(list(rendered, total), page, total);
     },
   }),
   route({
