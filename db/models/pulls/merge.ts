@@ -7,7 +7,7 @@ import type { GitStore } from '../../git/store.js';
 import { deleteBranch } from '../code/branches.js';
 import { recordRefUpdates } from '../code/ref-updates.js';
 import { issueFacts } from '../issues/issue-facts.js';
-import { lockIssue, setIssueClosed } from '../issues/issues.js';
+import { setIssueClosed } from '../issues/issues.js';
 import type { IssueRow } from '../issues/issue-row.js';
 import { accessModeOf } from '../access.js';
 import { accessModes, type RepoRow } from '../repos/repo-row.js';
@@ -16,7 +16,7 @@ import { findUsersByIds } from '../users/users.js';
 import { dropScheduledMerge } from '../automerge/scheduled-merges.js';
 import { checkMergeAllowed, type MergeStyle } from './merge-checks.js';
 import { pullHeadRef, pullStatus, type PullRow } from './pull-row.js';
-import { currentHeadSha, findHeadRepo, lockPull } from './pulls.js';
+import { currentHeadSha, findHeadRepo, lockPullWithIssue } from './pulls.js';
 
 /** MergePullRequestOption, as the merge takes it. */
 export interface MergeOptions {
@@ -159,8 +159,7 @@ async function mergeCommit(
  * commit. Three git processes for a merge or a squash: `merge-tree --write-tree`, `commit-tree`, `update-ref`.
  */
 export async function mergePull(tx: Tx, deps: MergeDeps, base: RepoRow, pull: PullRow, doer: UserRow, options: MergeOptions): Promise<PullRow> {
-  const row = await lockPull(tx, pull);
-  const issue = await lockIssue(tx, { id: row.issue_id } as IssueRow);
+  const { pull: row, issue } = await lockPullWithIssue(tx, pull);
   await checkMergeAllowed({
     tx, git: deps.git, base, pull: row, issue, doer, request: { style: options.style, force: options.force ?? false, auto: options.auto ?? false },
   });

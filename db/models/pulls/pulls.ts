@@ -62,6 +62,17 @@ export async function lockPull(tx: Tx, pull: Pick<PullRow, 'id'>): Promise<PullR
   return row;
 }
 
+/** The pull request row and its issue's, both locked for a change (in that order, as lockPull then lockIssue), as they are now. */
+export async function lockPullWithIssue(tx: Tx, pull: Pick<PullRow, 'id'>): Promise<{ pull: PullRow; issue: IssueRow }> {
+  const [row] = await tx.query<PullRow & { issue_json: IssueRow }>(
+    'SELECT p.*, to_jsonb(i) AS issue_json FROM pull_request p JOIN issue i ON i.id = p.issue_id WHERE p.id = $1 FOR UPDATE OF p, i',
+    [pull.id],
+  );
+  if (!row) throw notFound();
+  const { issue_json: issue, ...locked } = row;
+  return { pull: locked, issue: reviveJsonRow(issue) };
+}
+
 /** Gitea's GetUnmergedPullRequest: an open, unmerged pull request between the same two branches. */
 export async function findUnmergedPull(
   db: Queryable, headRepoId: number, headBranch: string, baseRepoId: number, baseBranch: string,
