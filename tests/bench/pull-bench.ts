@@ -28,7 +28,7 @@ export interface PullTarget {
 const fileCount = 1_000;
 const perCommit = 100;
 const pageSize = 50;
-const repeats = 5;
+const repeats = 9;
 /** The ten commits adding files and the empty one that moves the head after creation. */
 const commitCount = fileCount / perCommit + 1;
 
