@@ -1,8 +1,7 @@
 import { forbidden, notFound } from '../../db/errors.js';
-import { findIssueById } from '../../db/models/issues/issues.js';
 import type { IssueRow } from '../../db/models/issues/issue-row.js';
 import type { PullRow } from '../../db/models/pulls/pull-row.js';
-import { getPullByIndex } from '../../db/models/pulls/pulls.js';
+import { getPullWithIssue } from '../../db/models/pulls/pulls.js';
 import { accessModes, type AccessMode } from '../../db/models/repos/repo-row.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import { loadPullViews } from '../../db/views/pulls.js';
@@ -25,9 +24,7 @@ export interface LoadedPull {
 export async function loadPull(deps: Deps, repo: LoadedRepo, index: number, need: 'read' | 'write' = 'read'): Promise<LoadedPull> {
   const mode = await issueUnitMode(deps, repo, true);
   if (mode < accessModes.read) throw notFound(`pull request does not exist [repo_id: ${repo.repo.id}, index: ${index}]`);
-  const pull = await getPullByIndex(deps.db, repo.repo.id, index);
-  const issue = await findIssueById(deps.db, pull.issue_id);
-  if (!issue) throw notFound();
+  const { pull, issue } = await getPullWithIssue(deps.db, repo.repo.id, index);
   if (need === 'write' && mode < accessModes.write) throw forbidden('user should have permission to write pull requests');
   return { pull, issue, mode };
 }

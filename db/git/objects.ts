@@ -204,6 +204,14 @@ export class ObjectReader {
     }
   }
 
+  /**
+   * Loads what reading `oid` in-process takes (its pack), when this repository is read in-process; nothing otherwise.
+   * Never fails: a read that needs the object reports what went wrong.
+   */
+  preload(oid: string): Promise<void> {
+    return this.readsInProcess().then((inProcess) => (inProcess ? this.read(oid) : null)).then(() => undefined, () => undefined);
+  }
+
   /** Several objects at once, in order (null for a missing one). */
   async readMany(oids: string[]): Promise<Array<RawObject | null>> {
     if (oids.length === 0) return [];

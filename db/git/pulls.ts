@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { parseDiffRecords } from './diff-records.js';
 import type { GitIdentity, GitRepo } from './repo.js';
 import type { GitReader } from './read.js';
 import { gitOk, runGit } from './run.js';
@@ -70,54 +71,30 @@ export async function fetchCommitAs(repo: GitRepo, source: GitReader, sha: strin
  * The files changed between two commits with their line counts (`git diff --raw --numstat -M`, one process):
  * renames carry their previous name; binary files count no lines.
  */
-export async function changedPaths(repo: GitReader, from: string, to: string): Promise<ChangedPath[]> {
-  // two commits always have the same diff: a client paging through a pull request's files reads it once
+export function changedPaths(repo: GitReader, from: string, to: string): Promise<ChangedPath[]> {
+  // two commits always have the same diff: a pull request's counts, every page of its files and its protected files
+  // come from one read, which requests asking at the same time share
   const key = `${repo.dir}\0${from}\0${to}`;
   const known = recentDiffs.get(key);
-  if (known) {
-    recentDiffs.delete(key);
-    recentDiffs.set(key, known);
-    return known;
-  }
-  const files = await readChangedPaths(repo, from, to);
+  const files = known ?? readChangedPaths(repo, from, to);
+  if (known) recentDiffs.delete(key);
+  else files.catch(() => recentDiffs.get(key) === files && recentDiffs.delete(key));
   recentDiffs.set(key, files);
   if (recentDiffs.size > recentDiffLimit) recentDiffs.delete(recentDiffs.keys().next().value!);
   return files;
 }
 
-/** The last few diffs read, by repository and commits, least recently used first. */
-const recentDiffs = new Map<string, ChangedPath[]>();
+/** The last few diffs read (or being read), by repository and commits, least recently used first. */
+const recentDiffs = new Map<string, Promise<ChangedPath[]>>();
 const recentDiffLimit = 16;
 
 async function readChangedPaths(repo: GitReader, from: string, to: string): Promise<ChangedPath[]> {
   const out = await runGit(['diff', '--raw', '--numstat', '-M', '-z', '--no-color', from, to], { cwd: repo.dir, timeoutMs: 10 * 60_000 });
   if (out.code !== 0) throw new Error(`git diff failed (${out.code}): ${out.stderr.trim()}`);
-  const tokens = out.stdout.toString('utf8').split('\0');
-  const files: ChangedPath[] = [];
-  let counted = 0;
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i];
-    if (!token) continue;
-    if (token.startsWith(':')) {
-      const letter = token.split(' ')[4]?.[0] ?? 'M';
-      const twoPaths = letter === 'R' || letter === 'C';
-      const first = tokens[++i];
-      const second = twoPaths ? tokens[++i] : first;
-      files.push({
-        filename: second, previousFilename: twoPaths ? first : '', status: rawStatus[letter] ?? 'changed', additions: 0, deletions: 0, binary: false,
-      });
-      continue;
-    }
-    // numstat: "added\tdeleted\tpath", or "added\tdeleted\t" followed by the old and new paths of a rename
-    const [added, deleted, path] = token.split('\t');
-    if (!path) i += 2;
-    const file = files[counted++];
-    if (!file) continue;
-    file.binary = added === '-';
-    file.additions = Number(added) || 0;
-    file.deletions = Number(deleted) || 0;
-  }
-  return files;
+  return (parseDiffRecords(out.stdout.toString('utf8')).get('') ?? []).map((record) => ({
+    filename: record.path, previousFilename: record.fromPath, status: rawStatus[record.status] ?? 'changed',
+    additions: record.additions, deletions: record.deletions, binary: record.binary,
+  }));
 }
 
 /** `git diff -M from to` (binary patches with `binary`) or `git format-patch` of the commits in between, streamed. */
@@ -135,10 +112,18 @@ export async function treeOf(repo: GitRepo, commit: string): Promise<string> {
   return tree;
 }
 
-/** `git diff --shortstat`: files changed and lines added and removed between two commits. */
+/**
+ * Files changed and lines added and removed between two commits, as `git diff --shortstat -M` counts them, from the
+ * same read as the pull request's files (so showing a pull request and listing its files read the diff once);
+ * nothing changed when git cannot compare the two.
+ */
 export async function shortStat(repo: GitReader, from: string, to: string): Promise<{ files: number; additions: number; deletions: number }> {
-  const out = await runGit(['diff', '--shortstat', '-M', from, to], { cwd: repo.dir });
-  const text = out.code === 0 ? out.stdout.toString('utf8') : '';
-  const number = (pattern: RegExp): number => Number(pattern.exec(text)?.[1] ?? 0);
-  return { files: number(/(\d+) files? changed/), additions: number(/(\d+) insertions?\(\+\)/), deletions: number(/(\d+) deletions?\(-\)/) };
+  const files = await changedPaths(repo, from, to).catch(() => []);
+  let additions = 0;
+  let deletions = 0;
+  for (const file of files) {
+    additions += file.additions;
+    deletions += file.deletions;
+  }
+  return { files: files.length, additions, deletions };
 }

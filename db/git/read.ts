@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import type { Readable } from 'node:stream';
 import git from 'isomorphic-git';
 import { gitEnv, gitOk, runGit } from './run.js';
+import { parseDiffRecords, type DiffRecord } from './diff-records.js';
 import { streamGit } from './stream.js';
 import {
   ObjectReader,
@@ -43,6 +44,14 @@ export interface CommitChanges {
   files: FileChange[];
 }
 
+/** Which changes of commits to read: line counts, the files (both unless turned off). */
+export interface ChangeDetail {
+  stats?: boolean;
+  files?: boolean;
+}
+
+const emptyChanges = (ids: string[]): Map<string, CommitChanges> => new Map(ids.map((id) => [id, { additions: 0, deletions: 0, files: [] }]));
+
 /** A tag as Gitea lists it: lightweight tags take the commit's message and committer time. */
 export interface TagInfo {
   name: string;
@@ -73,6 +82,25 @@ export interface LogQuery {
 const literal = { GIT_LITERAL_PATHSPECS: '1' };
 
 const statusNames: Record<string, FileChange['status']> = { A: 'added', D: 'removed', M: 'modified', T: 'modified' };
+
+/**
+ * The files of a commit as `--no-renames` lists them, from records read with rename detection: a rename is its
+ * source removed and its target added, in git's path order (bytes of the full path).
+ */
+function filesWithoutRenames(records: DiffRecord[]): FileChange[] {
+  const listed: FileChange[] = [];
+  let split = false;
+  for (const record of records) {
+    if (record.status === 'R' || record.status === 'C') {
+      split = true;
+      if (record.status === 'R') listed.push({ filename: record.fromPath, status: 'removed' });
+      listed.push({ filename: record.path, status: 'added' });
+    } else {
+      listed.push({ filename: record.path, status: statusNames[record.status] ?? 'modified' });
+    }
+  }
+  return split ? listed.sort((a, b) => Buffer.compare(Buffer.from(a.filename), Buffer.from(b.filename))) : listed;
+}
 
 /**
  * Reading one bare repository: refs, commits, trees, blobs, notes, logs and streams. Small reads go through
@@ -232,38 +260,57 @@ export class GitReader {
   }
 
   /**
-   * Line counts (with rename detection, as Gitea's diff) and affected files (without it) of each commit against
-   * its first parent; a root commit against the empty tree. Two git processes for any number of commits.
+   * Line counts (with rename detection, as Gitea's diff) and affected files (without it, as Gitea's
+   * GetCommitFileStatus) of each commit against its first parent; a root commit against the empty tree. One git
+   * process for any number of commits.
    */
-  async changesOf(ids: string[], { stats = true, files = true } = {}): Promise<Map<string, CommitChanges>> {
-    const changes = new Map<string, CommitChanges>(ids.map((id) => [id, { additions: 0, deletions: 0, files: [] }]));
-    if (ids.length === 0) return changes;
-    const base = ['show', '--diff-merges=first-parent', '--no-color', '--format=%x01%H'];
-    const [numstat, names] = await Promise.all([
-      stats ? gitOk([...base, '--numstat', '-M', ...ids], { cwd: this.dir }) : '',
-      files ? runGit([...base, '--name-status', '--no-renames', '-z', ...ids], { cwd: this.dir }) : null,
-    ]);
-    let current: CommitChanges | undefined;
-    for (const line of numstat.split('\n')) {
-      if (line.startsWith('\u0001')) current = changes.get(line.slice(1));
-      else if (current && line) {
-        const [added, deleted] = line.split('\t');
-        current.additions += Number(added) || 0;
-        current.deletions += Number(deleted) || 0;
-      }
-    }
-    if (names) {
-      const tokens = names.stdout.toString('utf8').split('\0');
-      current = undefined;
-      for (let i = 0; i < tokens.length; i++) {
-        const token = tokens[i].replace(/^\n/, '');
-        if (token.startsWith('\u0001')) current = changes.get(token.slice(1).trim());
-        else if (current && token) {
-          current.files.push({ filename: tokens[++i], status: statusNames[token[0]] ?? 'modified' });
-        }
-      }
-    }
+  async changesOf(ids: string[], detail: ChangeDetail = {}): Promise<Map<string, CommitChanges>> {
+    if (ids.length === 0 || (detail.stats === false && detail.files === false)) return emptyChanges(ids);
+    const changes = emptyChanges(ids);
+    for (const [id, change] of (await this.readChanges(['show', ...ids], detail)).changes) if (changes.has(id)) changes.set(id, change);
     return changes;
+  }
+
+  /** A page of history as `log` walks it, with the changes of each commit as `changesOf` reads them: one git process. */
+  async logWithChanges({ rev, not, skip = 0, max }: LogQuery, detail: ChangeDetail = {}): Promise<{ ids: string[]; changes: Map<string, CommitChanges> }> {
+    return this.readChanges(['log', `--skip=${skip}`, ...(max !== undefined ? [`--max-count=${max}`] : []), rev, ...(not ? ['--not', not] : [])], detail);
+  }
+
+  /**
+   * A page of history with each commit's changes (as `changesOf`) and the number of commits in the whole range: one git
+   * process when the page ends the range; a page that is full, or empty past the start, also counts the range.
+   */
+  async historyPage(
+    query: LogQuery & { skip: number; max: number }, detail: ChangeDetail = {},
+  ): Promise<{ commits: CommitObject[]; changes: Map<string, CommitChanges>; total: number }> {
+    // the pack the page's commits are read from is loaded while git walks
+    const preloading = this.objects.preload(query.rev);
+    const { ids, changes } = await this.logWithChanges(query, detail);
+    await preloading;
+    const ended = ids.length < query.max && (ids.length > 0 || query.skip === 0);
+    const total = ended ? query.skip + ids.length : await this.count(query);
+    return { commits: await this.objects.readCommits(ids), changes, total };
+  }
+
+  /** `git show|log` of commits with their raw and numstat records; a rename found for the counts is listed as the removal and addition it is without rename detection. */
+  private async readChanges(command: string[], { stats = true, files = true }: ChangeDetail): Promise<{ ids: string[]; changes: Map<string, CommitChanges> }> {
+    const what = stats ? ['--numstat', '-M', ...(files ? ['--raw'] : [])] : files ? ['--raw', '--no-renames'] : ['--no-patch'];
+    const [verb, ...revs] = command;
+    const out = await runGit([verb, '--diff-merges=first-parent', '--no-color', '--format=%x01%H', '-z', ...what, ...revs], { cwd: this.dir });
+    if (out.code !== 0) throw new Error(`git ${verb} failed (${out.code}): ${out.stderr.trim()}`);
+    const ids: string[] = [];
+    const changes = new Map<string, CommitChanges>();
+    for (const [id, records] of parseDiffRecords(out.stdout.toString('utf8'))) {
+      if (!id) continue;
+      ids.push(id);
+      const change: CommitChanges = { additions: 0, deletions: 0, files: files ? filesWithoutRenames(records) : [] };
+      for (const record of records) {
+        change.additions += record.additions;
+        change.deletions += record.deletions;
+      }
+      changes.set(id, change);
+    }
+    return { ids, changes };
   }
 
   /** The note git keeps for `commitId` under refs/notes/commits (any fan-out), or null. */

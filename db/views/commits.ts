@@ -1,6 +1,6 @@
 import type { Queryable } from '../data-source.js';
 import type { CommitObject } from '../git/objects.js';
-import type { FileChange, GitReader } from '../git/read.js';
+import type { CommitChanges, FileChange, GitReader } from '../git/read.js';
 import { findUsersByEmails } from '../models/users/emails.js';
 import type { UserRow } from '../models/users/user-row.js';
 
@@ -13,16 +13,17 @@ export interface CommitView {
   files: FileChange[] | null;
 }
 
-/** Which changes of the commits to read (each costs a git process for the whole list). */
+/** Which changes of the commits to read (one git process for the whole list), unless read already (`known`). */
 export interface CommitDetail {
   stats: boolean;
   files: boolean;
+  known?: Map<string, CommitChanges>;
 }
 
-/** The views of a list of commits: one look-up of accounts and at most two git processes, whatever its length. */
+/** The views of a list of commits: one look-up of accounts and at most one git process, whatever its length. */
 export async function loadCommitViews(db: Queryable, reader: GitReader, commits: CommitObject[], detail: CommitDetail): Promise<CommitView[]> {
   const [changes, users] = await Promise.all([
-    detail.stats || detail.files ? reader.changesOf(commits.map((c) => c.oid), detail) : null,
+    detail.known ?? (detail.stats || detail.files ? reader.changesOf(commits.map((c) => c.oid), detail) : null),
     findUsersByEmails(db, commits.flatMap((c) => [c.author.email, c.committer.email])),
   ]);
   return commits.map((commit) => {

@@ -4,11 +4,15 @@ import { performance } from 'node:perf_hooks';
 import { gitAsUser, median, timeGit, type GitFigure } from './git-bench.js';
 
 /**
- * A pull request touching 1,000 files (10 commits of 100 new files each) against a base that moved on by one commit
- * of its own: `GET …/pulls/{index}/files` (every file, in pages of 50) and `…/commits` through Hearth beside
- * `git diff --numstat` / `git log --numstat` on the same repository, then `POST …/merge` beside
- * `git merge-tree --write-tree` + `commit-tree` on it. The branches are written straight into the served
- * repository with `git fast-import`, so no push is timed.
+ * Pull requests touching 1,000 files (10 commits of 100 new files each, then an empty one), each against a base
+ * branch that moved on by one commit of its own, measured beside plain git on the same repository in the same run:
+ * - `GET …/pulls/{index}/files`, first page, read cold (Hearth runs the diff), beside `git diff --numstat -M`;
+ * - every file in 20 pages of 50 as a client reads them (the diff kept after the first page), beside the same;
+ * - `GET …/commits` (stats and files of the 10 commits) beside `git log --numstat`;
+ * - `POST …/merge` beside the same plumbing by hand: `git merge-tree --write-tree`, `commit-tree`, `update-ref`.
+ * Each figure is the median of `repeats` runs, Hearth and git alternating, each Hearth run on a pull request of its own
+ * (so nothing is served from what an earlier run read or wrote); a first pull request warms both sides up unrecorded.
+ * The branches are written straight into the served repository with `git fast-import`, so no push is timed.
  */
 export interface PullTarget {
   /** http://127.0.0.1:PORT/ of the web process. */
@@ -23,23 +27,33 @@ export interface PullTarget {
 
 const fileCount = 1_000;
 const perCommit = 100;
-const repeats = 5;
+const pageSize = 50;
+const repeats = 9;
+/** The ten commits adding files and the empty one that moves the head after creation. */
+const commitCount = fileCount / perCommit + 1;
 
-/** Ten commits on `wide` from main's tip adding 100 files each, and one more commit on main. */
-function branchStream(tip: string): Buffer {
+/**
+ * For each pair n: `wide-n`, ten commits from main's tip adding 100 files each, and `base-n`, one commit of its own on
+ * main's tip. The pairs hold the same files (git stores them once) but are different commits.
+ */
+function branchStream(tip: string, pairs: number): Buffer {
   const parts: string[] = [];
   const when = 1_700_000_000;
-  for (let c = 0; c < fileCount / perCommit; c++) {
-    const message = `add files ${c * perCommit}–${(c + 1) * perCommit - 1}`;
-    parts.push(`commit refs/heads/wide\ncommitter Bench <bench@example.com> ${when + c} +0000\ndata ${Buffer.byteLength(message)}\n${message}\n`);
-    if (c === 0) parts.push(`from ${tip}\n`);
-    for (let f = c * perCommit; f < (c + 1) * perCommit; f++) {
-      const text = `file ${f}\n${'line\n'.repeat(1 + (f % 20))}`;
-      parts.push(`M 100644 inline dir${f % 10}/file${f}.txt\ndata ${Buffer.byteLength(text)}\n${text}\n`);
+  for (let n = 0; n < pairs; n++) {
+    for (let c = 0; c < fileCount / perCommit; c++) {
+      const message = `add files ${c * perCommit}–${(c + 1) * perCommit - 1} (${n})`;
+      parts.push(`commit refs/heads/wide-${n}\ncommitter Bench <bench@example.com> ${when + n * 100 + c} +0000\ndata ${Buffer.byteLength(message)}\n${message}\n`);
+      if (c === 0) parts.push(`from ${tip}\n`);
+      for (let f = c * perCommit; f < (c + 1) * perCommit; f++) {
+        const text = `file ${f}\n${'line\n'.repeat(1 + (f % 20))}`;
+        parts.push(`M 100644 inline dir${f % 10}/file${f}.txt\ndata ${Buffer.byteLength(text)}\n${text}\n`);
+      }
     }
+    const message = `base moves on (${n})`;
+    const text = `the base moved on (${n})\n`;
+    parts.push(`commit refs/heads/base-${n}\ncommitter Bench <bench@example.com> ${when + n * 100 + 99} +0000\ndata ${Buffer.byteLength(message)}\n${message}\n` +
+      `from ${tip}\nM 100644 inline BASE.txt\ndata ${text.length}\n${text}\n`);
   }
-  const text = 'the base moved on\n';
-  parts.push(`commit refs/heads/main\ncommitter Bench <bench@example.com> ${when + 100} +0000\ndata 14\nbase moves on\nfrom ${tip}\nM 100644 inline BASE.txt\ndata ${text.length}\n${text}\n`);
   return Buffer.from(parts.join(''));
 }
 
@@ -65,60 +79,83 @@ export async function measurePulls(work: string, target: PullTarget): Promise<Gi
   mkdirSync(home, { recursive: true });
   writeFileSync(path.join(home, '.gitconfig'), '[user]\n\tname = Bench Author\n\temail = author@example.com\n');
   const git = (args: string[], input?: Buffer): Promise<string> => gitAsUser(home, ['--git-dir', target.dir, ...args], input);
+  const timeGitHere = (args: string[]): Promise<number> => timeGit(home, ['--git-dir', target.dir, ...args]);
   const tip = (await git(['rev-parse', 'refs/heads/main'])).trim();
-  await git(['fast-import', '--quiet'], branchStream(tip));
-  const mergeBase = (await git(['merge-base', 'main', 'wide'])).trim();
+  const pairs = repeats + 1;
+  await git(['fast-import', '--quiet'], branchStream(tip, pairs));
 
-  const created = (await api(target, 'POST', `/repos/${target.username}/${target.repo}/pulls`, { head: 'wide', base: 'main', title: 'A thousand files' })).json as { number: number };
-  const base = `/repos/${target.username}/${target.repo}/pulls/${created.number}`;
+  const pulls: string[] = [];
+  for (let n = 0; n < pairs; n++) {
+    const created = await api(target, 'POST', `/repos/${target.username}/${target.repo}/pulls`, { head: `wide-${n}`, base: `base-${n}`, title: `A thousand files (${n})` });
+    const number = (created.json as { number: number }).number;
+    pulls.push(`/repos/${target.username}/${target.repo}/pulls/${number}`);
+    // Showing the new pull request read its diff; a push (an empty commit, so the same 1,000 files) moves its head to
+    // a diff nobody has read, as a push's branch sync would (the pull request's row keeps the old head meanwhile).
+    const moved = (await git(['commit-tree', `refs/heads/wide-${n}^{tree}`, '-p', `refs/heads/wide-${n}`, '-m', 'one more commit'])).trim();
+    await git(['update-ref', `refs/heads/wide-${n}`, moved]);
+    await git(['update-ref', `refs/pull/${number}/head`, moved]);
+  }
   const figures: GitFigure[] = [];
   const record = (name: string, hearth: number[], baseline: number[]): void => {
     const seconds = median(hearth);
     const baselineSeconds = median(baseline);
     figures.push({ name, seconds, baselineSeconds, timeRatioToBaseline: seconds / baselineSeconds, runs: hearth.length, serverRssMiB: target.rss() });
   };
-
+  const numstat = (n: number): string[] => ['diff', '--numstat', '-M', tip, `refs/heads/wide-${n}`];
+  const log = (n: number): string[] => ['log', '--numstat', '--format=%H%n%an%n%ae%n%s', `${tip}..refs/heads/wide-${n}`];
+  const firstPage = async (pull: string): Promise<void> => {
+    const { json, headers } = await api(target, 'GET', `${pull}/files?limit=${pageSize}&page=1`);
+    if ((json as unknown[]).length !== pageSize || headers.get('x-total-count') !== String(fileCount)) throw new Error(`${pull}: not a first page of ${fileCount} files`);
+  };
   // every file, page by page, as a client reads them all
-  const allFiles = async (): Promise<void> => {
+  const allFiles = async (pull: string): Promise<void> => {
     let seen = 0;
     for (let page = 1; ; page++) {
-      const { json } = await api(target, 'GET', `${base}/files?limit=50&page=${page}`);
+      const { json } = await api(target, 'GET', `${pull}/files?limit=${pageSize}&page=${page}`);
       seen += (json as unknown[]).length;
-      if ((json as unknown[]).length < 50) break;
+      if ((json as unknown[]).length < pageSize) break;
     }
-    if (seen !== fileCount) throw new Error(`the pull request lists ${seen} files, not ${fileCount}`);
+    if (seen !== fileCount) throw new Error(`${pull} lists ${seen} files, not ${fileCount}`);
   };
-  const diff: number[] = [];
-  for (let i = 0; i < repeats; i++) diff.push(await timeGit(home, ['--git-dir', target.dir, 'diff', '--numstat', '-M', mergeBase, 'refs/heads/wide']));
-  // the first page reads the diff; later pages (and clients) find it kept for the same two commits
-  const firstPage = await timed(() => api(target, 'GET', `${base}/files?limit=50&page=1`));
-  record(`pull request files, first page of 50 of ${fileCount} (diff read; vs git diff --numstat)`, [firstPage], diff);
-  const files: number[] = [];
-  diff.length = 0;
-  for (let i = 0; i < repeats; i++) {
-    files.push(await timed(allFiles));
-    diff.push(await timeGit(home, ['--git-dir', target.dir, 'diff', '--numstat', '-M', mergeBase, 'refs/heads/wide']));
-  }
-  record(`pull request files, all ${fileCount} in 20 pages of 50 (vs one git diff --numstat)`, files, diff);
+  const commits = async (pull: string): Promise<void> => {
+    const { json } = await api(target, 'GET', `${pull}/commits?limit=${pageSize}`);
+    const listed = json as Array<{ files: unknown[] }>;
+    const files = listed.reduce((sum, commit) => sum + commit.files.length, 0);
+    if (listed.length !== commitCount || files !== fileCount) throw new Error(`${pull}: ${listed.length} commits with ${files} files, not ${commitCount} with ${fileCount}`);
+  };
+  const plainMerge = async (n: number): Promise<void> => {
+    const tree = (await git(['merge-tree', '--write-tree', `refs/heads/base-${n}`, `refs/heads/wide-${n}`])).trim();
+    const commit = (await git(['commit-tree', tree, '-p', `refs/heads/base-${n}`, '-p', `refs/heads/wide-${n}`, '-m', 'baseline merge'])).trim();
+    await git(['update-ref', `refs/bench/merge-${n}`, commit, '0'.repeat(40)]);
+  };
 
-  const commits: number[] = [];
-  const log: number[] = [];
-  for (let i = 0; i < repeats; i++) {
-    commits.push(await timed(() => api(target, 'GET', `${base}/commits?limit=50`)));
-    log.push(await timeGit(home, ['--git-dir', target.dir, 'log', '--numstat', '--format=%H%n%an%n%ae%n%s', `${mergeBase}..refs/heads/wide`]));
-  }
-  record(`pull request commits, ${fileCount / perCommit} commits with stats and files (vs git log --numstat)`, commits, log);
+  // warm-up, not recorded: the server's first answers of each route, git's first reads of the new objects
+  await timeGitHere(numstat(0));
+  await allFiles(pulls[0]);
+  await timeGitHere(log(0));
+  await commits(pulls[0]);
 
-  const plain: number[] = [];
-  for (let i = 0; i < 3; i++) {
-    plain.push(await timed(async () => {
-      const tree = (await git(['merge-tree', '--write-tree', 'refs/heads/main', 'refs/heads/wide'])).trim();
-      await git(['commit-tree', tree, '-p', 'refs/heads/main', '-p', 'refs/heads/wide', '-m', 'baseline merge']);
-    }));
+  const runs = { diff: [] as number[], first: [] as number[], all: [] as number[], log: [] as number[], commits: [] as number[] };
+  for (let n = 1; n < pairs; n++) {
+    runs.diff.push(await timeGitHere(numstat(n)));
+    runs.first.push(await timed(() => firstPage(pulls[n])));
+    runs.all.push(await timed(() => allFiles(pulls[n])));
+    runs.log.push(await timeGitHere(log(n)));
+    runs.commits.push(await timed(() => commits(pulls[n])));
   }
-  const merge = await timed(() => api(target, 'POST', `${base}/merge`, { Do: 'merge' }));
-  const merged = (await git(['rev-parse', 'refs/heads/main^2'])).trim();
-  if (merged !== (await git(['rev-parse', 'refs/heads/wide'])).trim()) throw new Error('main is not the merge of wide');
-  record('pull request merge, merge style (vs git merge-tree --write-tree + commit-tree)', [merge], plain);
+  record(`pull request files, first page of ${pageSize} of ${fileCount} (diff read; vs git diff --numstat -M)`, runs.first, runs.diff);
+  record(`pull request files, all ${fileCount} in ${fileCount / pageSize} pages of ${pageSize} (vs one git diff --numstat -M)`, runs.all, runs.diff);
+  record(`pull request commits, ${commitCount} commits with stats and files (vs git log --numstat)`, runs.commits, runs.log);
+
+  const merges = { plain: [] as number[], hearth: [] as number[] };
+  await plainMerge(0);
+  await api(target, 'POST', `${pulls[0]}/merge`, { Do: 'merge' });
+  for (let n = 1; n < pairs; n++) {
+    merges.plain.push(await timed(() => plainMerge(n)));
+    merges.hearth.push(await timed(() => api(target, 'POST', `${pulls[n]}/merge`, { Do: 'merge' })));
+    const [merged, head] = await Promise.all([git(['rev-parse', `refs/heads/base-${n}^2`]), git(['rev-parse', `refs/heads/wide-${n}`])]);
+    if (merged.trim() !== head.trim()) throw new Error(`base-${n} is not the merge of wide-${n}`);
+  }
+  record('pull request merge, merge style (vs git merge-tree --write-tree + commit-tree + update-ref)', merges.hearth, merges.plain);
   return figures;
 }

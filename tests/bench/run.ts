@@ -372,7 +372,7 @@ async function main(): Promise<void> {
     if (process.argv[2] === 'pulls') {
       const pulls = await pullFigures();
       printTable([], pulls);
-      console.log(`written to ${path.relative(root, writeResults([], null, seconds, { pulls }))}`);
+      console.log(`written to ${path.relative(root, writeResults([], null, seconds, { pulls }))}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
       return;
     }
     if (process.argv[2] === 'packages') {

@@ -64,6 +64,15 @@ test('files (fields, paging, skip-to), commits (stats, files and verification sw
   t.falsy(bare.body[0].files);
   t.falsy(bare.body[0].commit.verification);
   t.is(bare.headers.get('x-pagecount'), '3');
+  // a full page and a page past the end do not tell the total by themselves
+  const full = await hearth.call('GET', `/repos/alice/ch/pulls/${n}/commits?limit=5`);
+  t.deepEqual([full.body.length, full.headers.get('x-total-count'), full.headers.get('x-hasmore')], [5, '5', 'false']);
+  const past = await hearth.call('GET', `/repos/alice/ch/pulls/${n}/commits?limit=5&page=2`);
+  t.deepEqual([past.body.length, past.headers.get('x-total-count')], [0, '5']);
+  t.deepEqual(full.body.map((c: { sha: string }) => c.sha), [...commits.body.map((c: { sha: string }) => c.sha)]);
+  t.deepEqual(commits.body[3].files, [{ filename: 'README.md', status: 'modified' }]);
+  t.deepEqual(commits.body[4].files, [{ filename: 'gone.txt', status: 'removed' }, { filename: 'old.txt', status: 'removed' }, { filename: 'renamed.txt', status: 'added' }]);
+  t.deepEqual(commits.body[4].stats, { total: 1, additions: 0, deletions: 1 });
 
   const diff = await hearth.call('GET', `/repos/alice/ch/pulls/${n}.diff`);
   t.is(diff.status, 200);

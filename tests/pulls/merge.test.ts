@@ -1,4 +1,7 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import test from 'ava';
+import { git, ok } from '../git/git-client.js';
 import { drain } from '../helpers/drain.js';
 import { startHearth } from '../helpers/hearth.js';
 import { repoWithFeature } from './pull-setup.js';
@@ -47,5 +50,42 @@ test('merge: a merge commit by the caller, committed by the server, with Gitea m
   await clone.run(['fetch', '--quiet', clone.url, 'main']);
   t.is(await clone.rev('FETCH_HEAD'), sha);
   await drain(hearth);
+
+  // The branch moves while the merge is written to the database; whichever of the two fails, nothing stays.
+  const other = await repoWithFeature(t, hearth, alice, 'm2');
+  await advanceMain(other);
+  const otherIndex = await openPull(hearth, alice, 'm2');
+  const blocker = await hearth.call('POST', '/repos/alice/m2/issues', { auth: alice.bearer, body: { title: 'Needed first' } });
+  await drain(hearth);
+  await hearth.store.db.query(`DELETE FROM domain_event`);
+  const dir = hearth.deps.git.pathOf('alice', 'm2');
+  const mainOf = async (): Promise<string> => (await ok(git(other.home, ['--git-dir', dir, 'rev-parse', 'refs/heads/main']))).trim();
+  const mainAt = await mainOf();
+  const nothingStayed = async (what: string): Promise<void> => {
+    t.is(await mainOf(), mainAt, `${what}: main is where it was`);
+    const pull = await hearth.call('GET', `/repos/alice/m2/pulls/${otherIndex}`);
+    t.like(pull.body, { merged: false, state: 'open' }, what);
+    t.deepEqual(await hearth.store.db.query(`SELECT kind FROM domain_event`), [], `${what}: no event`);
+    t.deepEqual(await drain(hearth), [], `${what}: no job`);
+  };
+  // git refuses the move (as when a push moved main first): 409, and what the merge wrote to the database rolls back
+  const hook = path.join(dir, 'hooks', 'reference-transaction');
+  writeFileSync(hook, '#!/bin/sh\ntest "$1" = prepared || exit 0\nwhile read -r old new ref; do test "$ref" = refs/heads/main && exit 1; done\nexit 0\n', { mode: 0o755 });
+  const refused = await hearth.call('POST', `/repos/alice/m2/pulls/${otherIndex}/merge`, { auth: alice.bearer, body: { Do: 'merge' } });
+  t.is(refused.status, 409, JSON.stringify(refused.body));
+  t.is(refused.body.message, 'merge push out of date');
+  await nothingStayed('refused move');
+  // the database refuses (closing the issue over an open dependency) before git has moved main (the hook holds
+  // update-ref back): 412, and main moves back once it has moved
+  const settled = path.join(dir, 'ref-settled');
+  writeFileSync(hook, '#!/bin/sh\ncase "$1" in prepared) sleep 0.2;; *) echo "$1" > ref-settled;; esac\nexit 0\n', { mode: 0o755 });
+  t.is((await hearth.call('POST', `/repos/alice/m2/issues/${otherIndex}/dependencies`, { auth: alice.bearer, body: { index: blocker.body.number } })).status, 201);
+  await drain(hearth);
+  await hearth.store.db.query(`DELETE FROM domain_event`);
+  const blocked = await hearth.call('POST', `/repos/alice/m2/pulls/${otherIndex}/merge`, { auth: alice.bearer, body: { Do: 'merge' } });
+  t.is(blocked.status, 412, JSON.stringify(blocked.body));
+  t.is(readFileSync(settled, 'utf8'), 'committed\n', 'git had moved main when the merge answered');
+  await nothingStayed('refused close');
+  rmSync(hook);
 });
 

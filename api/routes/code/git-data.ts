@@ -3,7 +3,7 @@ import { limits, refName, text } from '../../http/fields.js';
 import { badRequest, conflict, invalid, notFound } from '../../../db/errors.js';
 import type { CommitObject } from '../../../db/git/objects.js';
 import { isFullOid, isValidRefPattern } from '../../../db/git/objects.js';
-import type { GitReader } from '../../../db/git/read.js';
+import type { CommitChanges, GitReader } from '../../../db/git/read.js';
 import { maxBlobContentSize } from '../../../db/models/code/contents.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
 import { loadCommitViews } from '../../../db/views/commits.js';
@@ -55,9 +55,11 @@ export function commitOptionsOf(query: { stat?: string; files?: string; verifica
   return { stat: flagOf(query.stat), files: flagOf(query.files), verification: flagOf(query.verification) };
 }
 
-/** Commits as Gitea renders lists of them. */
-export async function renderCommits(deps: Deps, view: GitView, viewer: UserRow | null, commits: CommitObject[], options: CommitOptions): Promise<ApiCommit[]> {
-  const views = await loadCommitViews(deps.db, view.reader, commits, { stats: options.stat, files: options.files });
+/** Commits as Gitea renders lists of them; their changes read here unless the caller read them already. */
+export async function renderCommits(
+  deps: Deps, view: GitView, viewer: UserRow | null, commits: CommitObject[], options: CommitOptions, known?: Map<string, CommitChanges>,
+): Promise<ApiCommit[]> {
+  const views = await loadCommitViews(deps.db, view.reader, commits, { stats: options.stat, files: options.files, known });
   const rendering = { links: view.links, viewer, render: deps.config, verification: options.verification };
   return views.map((commit) => renderCommit(commit, rendering));
 }

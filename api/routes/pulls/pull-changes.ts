@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { notFound } from '../../../db/errors.js';
 import { changedPaths, rangeDiff } from '../../../db/git/pulls.js';
 import { pullHeadRef } from '../../../db/models/pulls/pull-row.js';
-import { findRepoById } from '../../../db/models/repos/repos.js';
+import { findHeadRepo } from '../../../db/models/pulls/pulls.js';
 import type { Deps } from '../../deps.js';
 import type { LoadedPull } from '../../context/pull.js';
 import { loadPull } from '../../context/pull.js';
@@ -46,7 +46,7 @@ export const pullChangeRoutes = [
         const at = files.findIndex((file) => file.filename === skipTo);
         files = at === -1 ? [] : files.slice(at);
       }
-      const headRepo = loaded.pull.head_repo_id ? ((await findRepoById(deps.db, loaded.pull.head_repo_id)) ?? repo.repo) : repo.repo;
+      const headRepo = (await findHeadRepo(deps.db, repo.repo, loaded.pull)) ?? repo.repo;
       const shown = files.slice(page.offset, page.offset + page.limit).map((file) => renderChangedFile(file, headRepo, to, deps.config));
       return withPageHeaders(list(shown, files.length), page, files.length);
     },
@@ -61,11 +61,10 @@ export const pullChangeRoutes = [
       const view = openGitView(deps, repo);
       const to = loaded.pull.has_merged ? loaded.pull.head_commit_id : ((await view.reader.objects.refTarget(pullHeadRef(loaded.pull.index))) ?? loaded.pull.head_commit_id);
       const base = loaded.pull.has_merged ? loaded.pull.merge_base : ((await view.reader.branchHead(loaded.pull.base_branch)) ?? loaded.pull.merge_base);
-      const range = { rev: to, not: base || undefined };
-      const total = await view.reader.count(range);
-      const shownIds = await view.reader.log({ ...range, skip: page.offset, max: page.limit });
-      const commits = await renderCommits(deps, view, doer, await view.reader.objects.readCommits(shownIds), { ...commitOptionsOf(query), stat: true });
-      return withPageHeaders(list(commits, total), page, total);
+      const options = { ...commitOptionsOf(query), stat: true };
+      const { commits, changes, total } = await view.reader.historyPage({ rev: to, not: base || undefined, skip: page.offset, max: page.limit }, options);
+      const rendered = await renderCommits(deps, view, doer, commits, options, changes);
+      return withPageHeaders(list(rendered, total), page, total);
     },
   }),
   route({

@@ -5,7 +5,7 @@ import { selectPage, type PageWindow } from '../../sql.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
 import { issueFacts } from './issue-facts.js';
-import { commentType, type CommentRow, type IssueRow } from './issue-row.js';
+import { commentType, reviveJsonRow, type CommentRow, type IssueRow } from './issue-row.js';
 import { recordMentions } from './mentions.js';
 import { autoSubscribe } from './subscriptions.js';
 
@@ -20,16 +20,7 @@ export async function getRepoComment(db: Queryable, repoId: number, id: number):
     [id, repoId],
   );
   if (!row) throw notFound(`comment does not exist [id: ${id}]`);
-  return { comment: revive(row.comment), issue: revive(row.issue) };
-}
-
-/** Rows read back from to_jsonb: timestamps become dates again. */
-function revive<T>(raw: T): T {
-  const row = { ...raw } as Record<string, unknown>;
-  for (const key of ['created', 'updated', 'deadline', 'closed_at']) {
-    if (typeof row[key] === 'string') row[key] = new Date(row[key] as string);
-  }
-  return row as T;
+  return { comment: reviveJsonRow(row.comment), issue: reviveJsonRow(row.issue) };
 }
 
 export interface CommentWindow {

@@ -1,3 +1,12 @@
+/** An issue or comment row read back through to_jsonb (ids are numbers already): its timestamps become dates again. */
+export function reviveJsonRow<T>(raw: T): T {
+  const row = { ...raw } as Record<string, unknown>;
+  for (const key of ['created', 'updated', 'deadline', 'closed_at']) {
+    if (typeof row[key] === 'string') row[key] = new Date(row[key] as string);
+  }
+  return row as T;
+}
+
 /** A row of the `issue` table: an issue, or the issue of a pull request (`is_pull`). */
 export interface IssueRow {
   id: number;

@@ -7,17 +7,16 @@ import type { GitStore } from '../../git/store.js';
 import { deleteBranch } from '../code/branches.js';
 import { recordRefUpdates } from '../code/ref-updates.js';
 import { issueFacts } from '../issues/issue-facts.js';
-import { lockIssue, setIssueClosed } from '../issues/issues.js';
+import { setIssueClosed } from '../issues/issues.js';
 import type { IssueRow } from '../issues/issue-row.js';
 import { accessModeOf } from '../access.js';
 import { accessModes, type RepoRow } from '../repos/repo-row.js';
-import { findRepoById } from '../repos/repos.js';
 import type { UserRow } from '../users/user-row.js';
 import { findUsersByIds } from '../users/users.js';
 import { dropScheduledMerge } from '../automerge/scheduled-merges.js';
 import { checkMergeAllowed, type MergeStyle } from './merge-checks.js';
 import { pullHeadRef, pullStatus, type PullRow } from './pull-row.js';
-import { currentHeadSha, lockPull } from './pulls.js';
+import { currentHeadSha, findHeadRepo, lockPullWithIssue } from './pulls.js';
 
 /** MergePullRequestOption, as the merge takes it. */
 export interface MergeOptions {
@@ -62,9 +61,10 @@ function expand(text: string, vars: Record<string, string>): string {
 /**
  * Gitea's GetDefaultMergeMessage: the repository's `.gitea/default_merge_message/<STYLE>_TEMPLATE.md` on the default
  * branch (first line the title, the rest the description, Gitea's variables expanded), else the built-in title.
+ * The poster is looked up only when there is a template to expand.
  */
 export async function defaultMergeMessage(
-  git: GitStore, base: RepoRow, headRepo: RepoRow | null, pull: PullRow, issue: IssueRow, poster: UserRow | null, style: MergeStyle,
+  git: GitStore, base: RepoRow, headRepo: RepoRow | null, pull: PullRow, issue: IssueRow, posterOf: () => Promise<UserRow | null>, style: MergeStyle,
 ): Promise<{ title: string; body: string }> {
   const reader = git.open(base);
   const commit = await reader.findCommit(base.default_branch);
@@ -74,7 +74,7 @@ export async function defaultMergeMessage(
     const vars: Record<string, string> = {
       BaseRepoOwnerName: base.owner_name, BaseRepoName: base.name, BaseBranch: pull.base_branch,
       HeadRepoOwnerName: headRepo?.owner_name ?? '', HeadRepoName: headRepo?.name ?? '', HeadBranch: pull.head_branch,
-      PullRequestTitle: issue.title, PullRequestDescription: issue.content, PullRequestPosterName: poster?.name ?? '',
+      PullRequestTitle: issue.title, PullRequestDescription: issue.content, PullRequestPosterName: (await posterOf())?.name ?? '',
       PullRequestIndex: String(pull.index), PullRequestReference: `#${pull.index}`, ClosingIssues: '',
     };
     const trimmed = template.trim();
@@ -113,9 +113,9 @@ export async function rebaseOnto(repoGit: GitRepo, onto: string, head: string, c
   return tip;
 }
 
-/** The new tip of the base branch for a merge style (not manually-merged), written as objects only. */
+/** The new tip of the base branch for a merge style (not manually-merged), written as objects only; the message is awaited when a commit needs it. */
 async function mergeCommit(
-  repoGit: GitRepo, style: Exclude<MergeStyle, 'manually-merged'>, baseSha: string, headSha: string, message: string,
+  repoGit: GitRepo, style: Exclude<MergeStyle, 'manually-merged'>, baseSha: string, headSha: string, message: Promise<string>,
   author: GitIdentity, committer: GitIdentity,
 ): Promise<string> {
   switch (style) {
@@ -124,25 +124,26 @@ async function mergeCommit(
       return headSha;
     case 'rebase': {
       const tip = await rebaseOnto(repoGit, baseSha, headSha, committer);
-      if (!message || tip === baseSha) return tip;
+      const text = await message;
+      if (!text || tip === baseSha) return tip;
       // a template's message goes onto the last commit, as Gitea amends it
       const last = await repoGit.objects.readCommit(tip);
-      return repoGit.commitTree(last!.tree, last!.parents, message, { name: last!.author.name, email: last!.author.email,
+      return repoGit.commitTree(last!.tree, last!.parents, text, { name: last!.author.name, email: last!.author.email,
         date: new Date(last!.author.timestamp * 1000), offset: last!.author.offset }, committer);
     }
     case 'rebase-merge': {
       const tip = await rebaseOnto(repoGit, baseSha, headSha, committer);
-      return repoGit.commitTree(await treeOf(repoGit, tip), [baseSha, tip], message, author, committer);
+      return repoGit.commitTree(await treeOf(repoGit, tip), [baseSha, tip], await message, author, committer);
     }
     case 'merge': {
       const merged = await mergeTree(repoGit, baseSha, headSha);
       if (merged.conflicts.length) throw mergeConflict(merged.conflicts);
-      return repoGit.commitTree(merged.tree, [baseSha, headSha], message, author, committer);
+      return repoGit.commitTree(merged.tree, [baseSha, headSha], await message, author, committer);
     }
     case 'squash': {
       const merged = await mergeTree(repoGit, baseSha, headSha);
       if (merged.conflicts.length) throw mergeConflict(merged.conflicts);
-      return repoGit.commitTree(merged.tree, [baseSha], message, author, committer);
+      return repoGit.commitTree(merged.tree, [baseSha], await message, author, committer);
     }
   }
 }
@@ -152,22 +153,23 @@ async function mergeCommit(
 /**
  * Gitea's Merge (and MergedManually): the checks of merge-checks.ts first (nothing is written when one refuses),
  * then the new base tip built with plumbing and the base branch moved only if it still is where the merge started
- * (`update-ref` with the old value, 409 otherwise). The ref change is recorded as a push (branch rows, push
- * events, webhooks), the pull request marked merged, its issue closed, the head branch deleted when asked, and
- * `pull_request.merged` emitted — all in the caller's transaction; the ref goes back if it does not commit.
+ * (`update-ref` with the old value, 409 otherwise). While the branch moves, the ref change is recorded as a push
+ * (branch rows, push events, webhooks), the pull request marked merged, its issue closed, the head branch deleted
+ * when asked, and `pull_request.merged` emitted — all in the caller's transaction; the ref goes back if it does not
+ * commit. Three git processes for a merge or a squash: `merge-tree --write-tree`, `commit-tree`, `update-ref`.
  */
 export async function mergePull(tx: Tx, deps: MergeDeps, base: RepoRow, pull: PullRow, doer: UserRow, options: MergeOptions): Promise<PullRow> {
-  const row = await lockPull(tx, pull);
-  const issue = await lockIssue(tx, { id: row.issue_id } as IssueRow);
+  const { pull: row, issue } = await lockPullWithIssue(tx, pull);
   await checkMergeAllowed({
     tx, git: deps.git, base, pull: row, issue, doer, request: { style: options.style, force: options.force ?? false, auto: options.auto ?? false },
   });
   // Gitea's Merge removes the pull request's scheduled merge, whoever merges it
   await dropScheduledMerge(tx, row.id);
   const repoGit = deps.git.open(base);
-  const headRepo = row.head_repo_id ? await findRepoById(tx, row.head_repo_id) : null;
+  const headRepo = await findHeadRepo(tx, base, row);
 
   let mergedCommit: string;
+  let move: BranchMove | null = null;
   if (options.style === 'manually-merged') {
     const commit = options.mergeCommitId ? await repoGit.objects.resolve(options.mergeCommitId) : null;
     const baseSha = await repoGit.branchHead(row.base_branch);
@@ -179,37 +181,68 @@ export async function mergePull(tx: Tx, deps: MergeDeps, base: RepoRow, pull: Pu
     if (!headSha || !baseSha) throw conflict('the head or base branch of the pull request no longer exists');
     if (options.headCommitId && options.headCommitId !== headSha) throw conflict('head out of date');
     if (headRepo && headRepo.id !== base.id) await fetchCommitAs(repoGit, deps.git.open(headRepo), headSha, pullHeadRef(row.index));
-    const posters = await findUsersByIds(tx, [issue.poster_id]);
-    const defaults = await defaultMergeMessage(deps.git, base, headRepo, row, issue, posters.get(issue.poster_id ?? 0) ?? null, options.style);
-    const title = options.title?.trim() || defaults.title;
-    const body = options.message?.trim() || defaults.body;
-    const message = title ? `${title}${body ? `\n\n${body}` : ''}\n` : '';
+    const posterOf = async (): Promise<UserRow | null> => (await findUsersByIds(tx, [issue.poster_id])).get(issue.poster_id ?? 0) ?? null;
+    // built (a template read from the default branch) while git merges; a merge refused first leaves it unread
+    const message = mergeMessage(defaultMergeMessage(deps.git, base, headRepo, row, issue, posterOf, options.style), options);
+    message.catch(() => undefined);
     const committer = serverIdentity(deps.config);
-    const newTip = await mergeCommit(repoGit, options.style, baseSha, headSha, message, userIdentity(doer, deps.config.rootUrl), committer);
-    const ref = `refs/heads/${row.base_branch}`;
-    if (newTip !== baseSha) {
-      if (!(await repoGit.updateRef(ref, newTip, baseSha))) throw conflict('merge push out of date');
-      tx.onRollback(async () => {
-        await repoGit.updateRef(ref, baseSha, newTip);
-      });
-      await recordRefUpdates(tx, repoGit, base, doer, [{ ref, oldSha: baseSha, newSha: newTip }]);
-    }
-    mergedCommit = newTip;
+    mergedCommit = await mergeCommit(repoGit, options.style, baseSha, headSha, message, userIdentity(doer, deps.config.rootUrl), committer);
+    if (mergedCommit !== baseSha) move = { ref: `refs/heads/${row.base_branch}`, from: baseSha, to: mergedCommit };
   }
 
-  const [merged] = await tx.query<PullRow>(
-    `UPDATE pull_request SET has_merged = true, merged_commit_id = $2, merger_id = $3, merged_at = now(), status = $4, updated = now()
-     WHERE id = $1 RETURNING *`,
-    [row.id, mergedCommit, doer.id, options.style === 'manually-merged' ? pullStatus.manuallyMerged : pullStatus.mergeable],
-  );
-  await setIssueClosed(tx, base, issue, doer, true, { commitId: mergedCommit, merged: true });
-  await emit(tx, {
-    kind: 'pull_request.merged', repoId: base.id, doerId: doer.id,
-    payload: { ...issueFacts(issue), merged_commit_id: mergedCommit, style: options.style },
+  const recordMerge = async (): Promise<PullRow> => {
+    if (move) await recordRefUpdates(tx, repoGit, base, doer, [{ ref: move.ref, oldSha: move.from, newSha: move.to }]);
+    const [merged] = await tx.query<PullRow>(
+      `UPDATE pull_request SET has_merged = true, merged_commit_id = $2, merger_id = $3, merged_at = now(), status = $4, updated = now()
+       WHERE id = $1 RETURNING *`,
+      [row.id, mergedCommit, doer.id, options.style === 'manually-merged' ? pullStatus.manuallyMerged : pullStatus.mergeable],
+    );
+    await setIssueClosed(tx, base, issue, doer, true, { commitId: mergedCommit, merged: true });
+    await emit(tx, {
+      kind: 'pull_request.merged', repoId: base.id, doerId: doer.id,
+      payload: { ...issueFacts(issue), merged_commit_id: mergedCommit, style: options.style },
+    });
+    const deleteHead = options.deleteBranchAfterMerge ?? base.default_delete_branch_after_merge;
+    if (deleteHead && headRepo && options.style !== 'manually-merged') await deleteHeadBranch(tx, deps.git, headRepo, row, doer);
+    return merged;
+  };
+  return move ? moveBranchWhile(tx, repoGit, move, recordMerge) : recordMerge();
+}
+
+/** The commit message of a merge: the caller's title and message where given, else the default's. */
+async function mergeMessage(defaults: Promise<{ title: string; body: string }>, options: MergeOptions): Promise<string> {
+  const { title: defaultTitle, body: defaultBody } = await defaults;
+  const title = options.title?.trim() || defaultTitle;
+  const body = options.message?.trim() || defaultBody;
+  return title ? `${title}${body ? `\n\n${body}` : ''}\n` : '';
+}
+
+/** The base branch moving to a merge, from where the merge started. */
+interface BranchMove {
+  ref: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * Moves the branch (`update-ref` with the old value) while `record` writes the merge into the database, git and
+ * PostgreSQL working at the same time. The transaction still commits only with the branch moved: a branch that moved
+ * meanwhile is a 409 (and rolls `record` back), and a rollback for any reason moves the branch back.
+ */
+async function moveBranchWhile<T>(tx: Tx, repoGit: GitRepo, { ref, from, to }: BranchMove, record: () => Promise<T>): Promise<T> {
+  const moving = repoGit.updateRef(ref, to, from).then((moved) => {
+    if (moved) tx.onRollback(async () => {
+      await repoGit.updateRef(ref, from, to);
+    });
+    return moved;
   });
-  const deleteHead = options.deleteBranchAfterMerge ?? base.default_delete_branch_after_merge;
-  if (deleteHead && headRepo && options.style !== 'manually-merged') await deleteHeadBranch(tx, deps.git, headRepo, row, doer);
-  return merged;
+  const recorded = await record().catch(async (error: unknown) => {
+    // the rollback that follows must find the branch's way back registered
+    await moving.catch(() => false);
+    throw error;
+  });
+  if (!(await moving)) throw conflict('merge push out of date');
+  return recorded;
 }
 
 /**

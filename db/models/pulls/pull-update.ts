@@ -5,10 +5,10 @@ import { recordRefUpdates } from '../code/ref-updates.js';
 import { findIssueById } from '../issues/issues.js';
 import { accessModeOf } from '../access.js';
 import { accessModes, type RepoRow } from '../repos/repo-row.js';
-import { findRepoById } from '../repos/repos.js';
 import type { UserRow } from '../users/user-row.js';
 import { rebaseOnto, serverIdentity, userIdentity, type MergeDeps } from './merge.js';
 import type { PullRow } from './pull-row.js';
+import { findHeadRepo } from './pulls.js';
 
 /**
  * Gitea's pull_service.Update (`POST /update`): brings the base branch into the head branch, by a merge commit
@@ -20,7 +20,7 @@ export async function updatePullBranch(tx: Tx, deps: MergeDeps, base: RepoRow, p
   const issue = await findIssueById(tx, pull.issue_id);
   if (pull.has_merged) throw invalid('pull request has been merged');
   if (!issue || issue.is_closed) throw invalid('pull request is closed');
-  const headRepo = pull.head_repo_id ? await findRepoById(tx, pull.head_repo_id) : null;
+  const headRepo = await findHeadRepo(tx, base, pull);
   if (!headRepo) throw invalid('the head repository of the pull request no longer exists');
   const mayWrite = (await accessModeOf(tx, doer, headRepo, 'repo.code')) >= accessModes.write
     || (pull.allow_maintainer_edit && (await accessModeOf(tx, doer, base, 'repo.code')) >= accessModes.write);

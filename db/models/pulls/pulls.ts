@@ -5,9 +5,10 @@ import type { GitRepo } from '../../git/repo.js';
 import { isValidRefName } from '../../git/refs.js';
 import type { GitStore } from '../../git/store.js';
 import { createIssue } from '../issues/issues.js';
-import type { IssueRow } from '../issues/issue-row.js';
+import { reviveJsonRow, type IssueRow } from '../issues/issue-row.js';
 import type { LabelRow } from '../orgs/labels.js';
 import type { RepoRow } from '../repos/repo-row.js';
+import { findRepoById } from '../repos/repos.js';
 import type { UserRow } from '../users/user-row.js';
 import { pullHeadRef, pullStatus, type PullRow, type PullStatus } from './pull-row.js';
 
@@ -23,6 +24,23 @@ export async function getPullByIndex(db: Queryable, repoId: number, index: numbe
   const row = await findPullByIndex(db, repoId, index);
   if (!row) throw notFound(`pull request does not exist [repo_id: ${repoId}, index: ${index}]`);
   return row;
+}
+
+/** The pull request `index` of the repository with its issue, in one query; 404 as getPullByIndex. */
+export async function getPullWithIssue(db: Queryable, repoId: number, index: number): Promise<{ pull: PullRow; issue: IssueRow }> {
+  const [row] = await db.query<PullRow & { issue_json: IssueRow }>(
+    'SELECT p.*, to_jsonb(i) AS issue_json FROM pull_request p JOIN issue i ON i.id = p.issue_id WHERE p.base_repo_id = $1 AND p.index = $2',
+    [repoId, index],
+  );
+  if (!row) throw notFound(`pull request does not exist [repo_id: ${repoId}, index: ${index}]`);
+  const { issue_json: issue, ...pull } = row;
+  return { pull, issue: reviveJsonRow(issue) };
+}
+
+/** The head repository of a pull request (null once deleted): the base itself, without a query, for two of its branches. */
+export async function findHeadRepo(db: Queryable, base: RepoRow, pull: PullRow): Promise<RepoRow | null> {
+  if (pull.head_repo_id === null) return null;
+  return pull.head_repo_id === base.id ? base : findRepoById(db, pull.head_repo_id);
 }
 
 export async function findPullOfIssue(db: Queryable, issueId: number): Promise<PullRow | null> {
@@ -42,6 +60,17 @@ export async function lockPull(tx: Tx, pull: Pick<PullRow, 'id'>): Promise<PullR
   const [row] = await tx.query<PullRow>('SELECT * FROM pull_request WHERE id = $1 FOR UPDATE', [pull.id]);
   if (!row) throw notFound();
   return row;
+}
+
+/** The pull request row and its issue's, both locked for a change (in that order, as lockPull then lockIssue), as they are now. */
+export async function lockPullWithIssue(tx: Tx, pull: Pick<PullRow, 'id'>): Promise<{ pull: PullRow; issue: IssueRow }> {
+  const [row] = await tx.query<PullRow & { issue_json: IssueRow }>(
+    'SELECT p.*, to_jsonb(i) AS issue_json FROM pull_request p JOIN issue i ON i.id = p.issue_id WHERE p.id = $1 FOR UPDATE OF p, i',
+    [pull.id],
+  );
+  if (!row) throw notFound();
+  const { issue_json: issue, ...locked } = row;
+  return { pull: locked, issue: reviveJsonRow(issue) };
 }
 
 /** Gitea's GetUnmergedPullRequest: an open, unmerged pull request between the same two branches. */
@@ -190,8 +219,8 @@ export async function refreshPull(tx: Tx, git: GitStore, pull: PullRow): Promise
   const row = await lockPull(tx, pull);
   if (row.has_merged) return { pull: row, headMoved: false };
   const [base] = await tx.query<RepoRow>('SELECT * FROM repository WHERE id = $1', [row.base_repo_id]);
-  const [headRepo] = row.head_repo_id ? await tx.query<RepoRow>('SELECT * FROM repository WHERE id = $1', [row.head_repo_id]) : [];
   if (!base) return { pull: row, headMoved: false };
+  const headRepo = await findHeadRepo(tx, base, row);
   const baseGit = git.open(base);
   const baseSha = await baseGit.branchHead(row.base_branch);
   const headSha = headRepo ? await git.open(headRepo).branchHead(row.head_branch) : null;
