@@ -17,6 +17,7 @@ import { ActionsSecrets1732000014000 } from './1732000014000-actions-secrets.js'
 import { ActionsRuns1732000014500 } from './1732000014500-actions-runs.js';
 import { Packages1732000015000 } from './1732000015000-packages.js';
 import { ContainerRegistry1732000015500 } from './1732000015500-container-registry.js';
+import { IssueListOrder1732000016000 } from './1732000016000-issue-list-order.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -39,4 +40,5 @@ export const migrations = [
   ActionsRuns1732000014500,
   Packages1732000015000,
   ContainerRegistry1732000015500,
+  IssueListOrder1732000016000,
 ];

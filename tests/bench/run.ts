@@ -170,6 +170,8 @@ async function seedIssues(tx: Tx, repo: RepoRow, user: UserRow): Promise<void> {
   await tx.query(
     `UPDATE label l SET num_issues = (SELECT count(*) FROM issue_label il WHERE il.label_id = l.id) WHERE l.repo_id = $1`, [repo.id],
   );
+  // a table grown by 10,000 rows at once has no statistics until autovacuum's turn comes, which can take minutes
+  await tx.query('ANALYZE issue, issue_label, issue_assignees, label');
 }
 
 async function startServer(args: string[], env: NodeJS.ProcessEnv, port: number): Promise<ChildProcess> {
