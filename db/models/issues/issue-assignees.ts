@@ -84,7 +84,7 @@ export async function recordAssignee(tx: Tx, issue: IssueRow, doer: UserRow, ass
 }
 
 /** The event of recordAssignee. */
-export async function emitAssigneeChange(tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, assigneeId: number, removed: boolean): Promise<void> {
+async function emitAssigneeChange(tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, assigneeId: number, removed: boolean): Promise<void> {
   await emit(tx, {
     kind: removed ? 'issue.unassigned' : 'issue.assigned', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(issue), assignee_id: assigneeId },
   });

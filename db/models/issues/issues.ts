@@ -1,11 +1,11 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { invalid, notFound, preconditionFailed } from '../../errors.js';
-import { emit } from '../../events/emit.js';
+import { emit, reserveEvents, type ReservedEvents } from '../../events/emit.js';
 import type { GitStore } from '../../git/store.js';
 import type { LabelRow } from '../orgs/labels.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
-import { emitAssigneeChange, recordAssignee } from './issue-assignees.js';
+import { recordAssignee } from './issue-assignees.js';
 import { addTimelineComment, issueFacts } from './issue-facts.js';
 import { recountLabels, winnersOfScopes } from './issue-labels.js';
 import { commentType, type IssueRow } from './issue-row.js';
@@ -80,12 +80,12 @@ async function adjustRepoCounters(tx: Tx, repoId: number, isPull: boolean, total
 }
 
 /**
- * Gives a new issue the next index of its repository's issues and pull requests and counts it on the repository,
- * in one statement. The counter row stays locked until the creating transaction ends, so concurrent creations
- * queue and a rolled-back one gives its index back: gap-free. Creations take it last, so the queue moves one
- * statement and a commit at a time.
+ * Gives a new issue the next index of its repository's issues and pull requests, counts it on the repository and
+ * writes its events, in one statement. The counter row stays locked until the creating transaction ends, so
+ * concurrent creations queue and a rolled-back one gives its index back: gap-free. Creations take it last, so the
+ * queue moves one statement and a commit at a time.
  */
-async function numberIssue(tx: Tx, draft: IssueRow): Promise<IssueRow> {
+async function numberIssue(tx: Tx, draft: IssueRow, events: ReservedEvents): Promise<IssueRow> {
   const total = draft.is_pull ? 'num_pulls' : 'num_issues';
   const [issue] = await tx.query<IssueRow>(
     `WITH next AS (
@@ -93,10 +93,13 @@ async function numberIssue(tx: Tx, draft: IssueRow): Promise<IssueRow> {
        ON CONFLICT (repo_id) DO UPDATE SET max_index = issue_index.max_index + 1 RETURNING max_index
      ), counted AS (
        UPDATE repository SET ${total} = ${total} + 1 WHERE id = $1
+     ), events AS (
+       ${events.insert('$3', 'index', '(SELECT max_index FROM next)')}
      )
      UPDATE issue SET index = next.max_index FROM next WHERE issue.id = $2 RETURNING issue.*`,
-    [draft.repo_id, draft.id],
+    [draft.repo_id, draft.id, events.rows],
   );
+  events.check('index', issue.index);
   return issue;
 }
 
@@ -104,7 +107,7 @@ async function numberIssue(tx: Tx, draft: IssueRow): Promise<IssueRow> {
  * Creates an issue with its labels, milestone and assignees in the caller's transaction (spec rule 5), with
  * the next index of the repository; users `@mentioned` in the body are recorded. The row is written first under
  * a provisional index of its own (minus its id, never seen outside the transaction), its relations next, and
- * numbered last; the events, which name the index, follow the numbering.
+ * numbered last, together with its events, which name the index.
  */
 export async function createIssue(tx: Tx, repo: RepoRow, doer: UserRow, input: NewIssue): Promise<IssueRow> {
   assertTitle(input.title);
@@ -128,10 +131,12 @@ export async function createIssue(tx: Tx, repo: RepoRow, doer: UserRow, input: N
   await autoSubscribe(tx, draft.id, doer.id);
   const assigneeIds = [...new Set((input.assignees ?? []).map((user) => user.id))];
   for (const assigneeId of assigneeIds) await recordAssignee(tx, draft, doer, assigneeId, false);
-  const issue = await numberIssue(tx, draft);
-  await emit(tx, { kind: issue.is_pull ? 'pull_request.opened' : 'issue.opened', repoId: repo.id, doerId: doer.id, payload: issueFacts(issue) });
-  for (const assigneeId of assigneeIds) await emitAssigneeChange(tx, repo, issue, doer, assigneeId, false);
-  return issue;
+  const facts = issueFacts(draft);
+  const events = await reserveEvents(tx, [
+    { kind: draft.is_pull ? 'pull_request.opened' : 'issue.opened', repoId: repo.id, doerId: doer.id, payload: facts },
+    ...assigneeIds.map((assigneeId) => ({ kind: 'issue.assigned' as const, repoId: repo.id, doerId: doer.id, payload: { ...facts, assignee_id: assigneeId } })),
+  ]);
+  return numberIssue(tx, draft, events);
 }
 
 // ---- changes -----------------------------------------------------------------------------------------
