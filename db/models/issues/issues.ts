@@ -82,10 +82,12 @@ async function adjustRepoCounters(tx: Tx, repoId: number, isPull: boolean, total
 /**
  * Gives a new issue the next index of its repository's issues and pull requests, counts it on the repository and
  * writes its events, in one statement. The counter row stays locked until the creating transaction ends, so
- * concurrent creations queue and a rolled-back one gives its index back: gap-free. Creations take it last, so the
- * queue moves one statement and a commit at a time.
+ * concurrent creations queue and a rolled-back one gives its index back: gap-free. Creations take it last, and their
+ * commits release it before their flush to disk (a crash loses the later creations with the earlier: the WAL is
+ * flushed in order), so the queue moves one statement and a commit at a time.
  */
 async function numberIssue(tx: Tx, draft: IssueRow, events: ReservedEvents): Promise<IssueRow> {
+  await tx.releaseLocksBeforeFlush();
   const total = draft.is_pull ? 'num_pulls' : 'num_issues';
   const [issue] = await tx.query<IssueRow>(
     `WITH next AS (
