@@ -45,6 +45,12 @@ export interface Tx extends JobTx, Queryable {
   onRollback(undo: () => Promise<void>): void;
   /** Work outside the database that may only happen once the change is durable (removing a directory). */
   afterCommit(then: () => Promise<void>): void;
+  /**
+   * Lets the commit release this transaction's locks before its WAL is on disk (synchronous_commit off for it);
+   * inTx still returns, and afterCommit work still runs, only once it is. For a transaction that ends holding a lock
+   * that others queue on, so that the queue moves at the pace of the commits rather than of the disk's flushes.
+   */
+  releaseLocksBeforeFlush(): Promise<void>;
 }
 
 /** What model operations need from their process: the database (and a pooled reader on it) and the queue. */
@@ -93,27 +99,37 @@ function isLostRace(error: unknown): boolean {
  */
 export async function inTx<T>(store: Pick<Store, 'ds' | 'boss'>, work: (tx: Tx) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const undos: Array<() => Promise<void>> = [];
-    const thens: Array<() => Promise<void>> = [];
+    const hooks: Hooks = { undos: [], thens: [], flushAfterCommit: false };
     let result: T;
     try {
-      result = await runTx(store, { undos, thens }, work);
+      result = await runTx(store, hooks, work);
     } catch (error) {
-      for (const undo of undos.reverse()) await undo().catch(() => undefined);
+      for (const undo of hooks.undos.reverse()) await undo().catch(() => undefined);
       if (attempt === 1 && isLostRace(error)) continue;
       throw error;
     }
-    for (const then of thens) await then();
+    if (hooks.flushAfterCommit) await flushWal(store);
+    for (const then of hooks.thens) await then();
     return result;
   }
+}
+
+/**
+ * Waits until every commit made so far is on disk: a transaction that writes (a logical message, which nothing
+ * decodes) commits synchronously, and PostgreSQL flushes the WAL in order, so everything before it is flushed too.
+ */
+async function flushWal(store: Pick<Store, 'ds'>): Promise<void> {
+  await store.ds.query(`SELECT pg_logical_emit_message(true, 'hearth', 'flush')`);
 }
 
 interface Hooks {
   undos: Array<() => Promise<void>>;
   thens: Array<() => Promise<void>>;
+  flushAfterCommit: boolean;
 }
 
-async function runTx<T>(store: Pick<Store, 'ds' | 'boss'>, { undos, thens }: Hooks, work: (tx: Tx) => Promise<T>): Promise<T> {
+async function runTx<T>(store: Pick<Store, 'ds' | 'boss'>, hooks: Hooks, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const { undos, thens } = hooks;
   return store.ds.transaction(async (manager) => {
     const runner = manager.queryRunner!;
     const query = async <R>(sql: string, params?: unknown[]): Promise<R[]> => {
@@ -127,6 +143,10 @@ async function runTx<T>(store: Pick<Store, 'ds' | 'boss'>, { undos, thens }: Hoo
       jobDb: { executeSql: async (text, values) => ({ rows: await query(text, values) }) },
       onRollback: (undo) => undos.push(undo),
       afterCommit: (then) => thens.push(then),
+      releaseLocksBeforeFlush: async () => {
+        await query('SET LOCAL synchronous_commit = off');
+        hooks.flushAfterCommit = true;
+      },
     };
     return work(tx);
   });

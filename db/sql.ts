@@ -77,8 +77,25 @@ export interface PageQuery {
 /** A page of rows and the number of rows on all pages: the count, then the page, with the same FROM and WHERE. */
 export async function selectPage<T>(db: Queryable, query: PageQuery): Promise<{ rows: T[]; total: number }> {
   const [{ total }] = await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM ${query.from}`, query.params);
+  return { rows: await selectRows<T>(db, query), total };
+}
+
+/** The page alone, for a caller that knows the total another way. */
+export async function selectRows<T>(db: Queryable, query: PageQuery): Promise<T[]> {
   const params = [...query.params, ...(query.orderParams ?? [])];
   const window = query.page ? ` LIMIT $${params.push(query.page.limit)} OFFSET $${params.push(query.page.offset)}` : '';
-  const rows = await db.query<T>(`SELECT ${query.select} FROM ${query.from} ORDER BY ${query.orderBy}${window}`, params);
-  return { rows, total };
+  return db.query<T>(`SELECT ${query.select} FROM ${query.from} ORDER BY ${query.orderBy}${window}`, params);
+}
+
+/**
+ * A row PostgreSQL rendered as JSON (`json_agg(t)`, `to_jsonb(t)`), with its timestamp columns revived as dates;
+ * numbers (bigint ids included) come as numbers already.
+ */
+export function rowFromJson<T>(json: Record<string, unknown>, dates: ReadonlyArray<keyof T & string>): T {
+  const row: Record<string, unknown> = { ...json };
+  for (const column of dates) {
+    const value = json[column];
+    row[column] = value === null || value === undefined ? null : new Date(value as string);
+  }
+  return row as T;
 }

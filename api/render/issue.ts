@@ -5,7 +5,7 @@ import type { CommentView, IssueRepo, IssueView } from '../../db/views/issues.js
 import { renderLabel, type ApiLabel } from './label.js';
 import { renderAttachment, type ApiAttachment } from './release.js';
 import { iso } from './time.js';
-import { renderGhost, renderUser, type ApiUser, type RenderContext } from './user.js';
+import { renderGhost, renderPublicUser, renderUser, type ApiUser, type RenderContext } from './user.js';
 
 /** The Milestone definition of the Gitea 1.22 API description. */
 export interface ApiMilestone {
@@ -102,12 +102,12 @@ export function renderMilestone(milestone: MilestoneRow): ApiMilestone {
 
 /** A user as issue JSON shows one, to nobody in particular; a deleted account is Gitea's ghost. */
 export const renderPerson = (user: UserRow | null, ctx: RenderContext, viewer: UserRow | null = null): ApiUser =>
-  user ? renderUser(user, viewer, ctx) : renderGhost(ctx);
+  user ? (viewer ? renderUser(user, viewer, ctx) : renderPublicUser(user, ctx)) : renderGhost(ctx);
 
 /** Gitea's ToAPIIssue. */
 export function renderIssue(view: IssueView, ctx: RenderContext): ApiIssue {
   const { issue, repo } = view;
-  const assignees = view.assignees.map((user) => renderUser(user, null, ctx));
+  const assignees = view.assignees.map((user) => renderPublicUser(user, ctx));
   const htmlUrl = issueHtmlUrl(repo, issue, ctx);
   return {
     id: issue.id,

@@ -44,13 +44,39 @@ export function avatarUrl(user: Pick<UserRow, 'email' | 'avatar'>, rootUrl: stri
   return `${rootUrl}avatars/${hash}`;
 }
 
+const hosts = new Map<string, string>();
+
+/** The host of the instance's root URL, which every user's placeholder address names: parsed once per URL. */
+function hostOf(rootUrl: string): string {
+  let host = hosts.get(rootUrl);
+  if (host === undefined) {
+    host = new URL(rootUrl).hostname;
+    if (hosts.size < 64) hosts.set(rootUrl, host);
+  }
+  return host;
+}
+
+const publicUsers = new WeakMap<UserRow, { rootUrl: string; user: ApiUser }>();
+
+/**
+ * renderUser for nobody in particular (issue and comment authors, assignees). A list shows the same few users on
+ * every item, so each loaded row is rendered once; the answer is frozen, as it is shared.
+ */
+export function renderPublicUser(user: UserRow, ctx: RenderContext): ApiUser {
+  const known = publicUsers.get(user);
+  if (known?.rootUrl === ctx.rootUrl) return known.user;
+  const rendered = Object.freeze(renderUser(user, null, ctx));
+  publicUsers.set(user, { rootUrl: ctx.rootUrl, user: rendered });
+  return rendered;
+}
+
 /**
  * Shapes a user for `viewer`, as Gitea does: anonymous callers never see an address, a hidden
  * address shows only to the user and administrators, and account details only to them too.
  */
 export function renderUser(user: UserRow, viewer: UserRow | null, { rootUrl }: RenderContext): ApiUser {
   const authed = viewer !== null && (viewer.is_admin || viewer.id === user.id);
-  const placeholder = `${user.lower_name}@noreply.${new URL(rootUrl).hostname}`;
+  const placeholder = `${user.lower_name}@noreply.${hostOf(rootUrl)}`;
   return {
     id: user.id,
     login: user.name,
@@ -132,7 +158,7 @@ export function renderAccessToken(token: TokenRow, secret = ''): ApiAccessToken 
 /** Gitea's stand-in for a deleted account. */
 export function renderGhost({ rootUrl }: RenderContext): ApiUser {
   return {
-    id: -1, login: 'Ghost', username: 'Ghost', login_name: '', source_id: 0, full_name: '', email: `ghost@noreply.${new URL(rootUrl).hostname}`,
+    id: -1, login: 'Ghost', username: 'Ghost', login_name: '', source_id: 0, full_name: '', email: `ghost@noreply.${hostOf(rootUrl)}`,
     avatar_url: `${rootUrl}assets/img/avatar_default.png`, html_url: `${rootUrl}Ghost`, language: '', is_admin: false,
     last_login: iso(null), created: iso(null), restricted: false, active: false, prohibit_login: false, location: '',
     website: '', description: '', visibility: 'public', followers_count: 0, following_count: 0, starred_repos_count: 0,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Tx } from '../data-source.js';
-import { enqueue } from '../../jobs/queue.js';
-import { checkPayload, type EventKind, type EventPayload } from './catalogue.js';
+import { enqueue, enqueueMany } from '../../jobs/queue.js';
+import { checkPayload, type DomainEvent, type EventKind, type EventPayload } from './catalogue.js';
 import type { EventSnapshot } from './snapshot.js';
 
 /**
@@ -32,4 +32,49 @@ export async function emit<K extends EventKind>(
   const eventId = Number(row.id);
   await enqueue(tx, 'notify', { eventId });
   return eventId;
+}
+
+/**
+ * Events whose payloads name a value that only the transaction's last statement decides, written by that statement
+ * (see reserveEvents).
+ */
+export interface ReservedEvents {
+  /** The statement's parameter: the rows, as JSON. */
+  rows: string;
+  /**
+   * The data-modifying WITH item that inserts the rows, each payload's `key` set to the SQL expression `value`.
+   * `rows` names the parameter holding `rows`.
+   */
+  insert(rows: string, key: string, value: string): string;
+  /** Checks the payloads as the statement completed them, `key` set to `value`: a mismatch is a programming error. */
+  check(key: string, value: unknown): void;
+}
+
+/**
+ * emit in two halves, for a change that must end with a statement taking a contended lock (a new issue's number,
+ * see numberIssue) and whose events name what that statement decides: the ids and the `notify` jobs now, in the
+ * caller's transaction, and the rows from that statement itself, so that concurrent changes queue for one statement
+ * and the commit. As with emit, rows and jobs exist exactly when the change commits.
+ */
+export async function reserveEvents(tx: Tx, events: DomainEvent[]): Promise<ReservedEvents> {
+  const ids = (await tx.query<{ id: string }>(
+    `SELECT nextval(pg_get_serial_sequence('domain_event', 'id')) AS id FROM generate_series(1, $1)`, [events.length],
+  )).map((row) => Number(row.id));
+  await enqueueMany(tx, 'notify', ids.map((eventId) => ({ eventId })));
+  const rows = events.map((event, i) => ({ id: ids[i], kind: event.kind, repo_id: event.repoId ?? null, doer_id: event.doerId ?? null, payload: event.payload }));
+  return {
+    rows: JSON.stringify(rows),
+    insert: (param, key, value) => {
+      if (!/^[a-z_]+$/.test(key)) throw new Error(`not a payload key: ${key}`);
+      return `INSERT INTO domain_event (id, kind, repo_id, doer_id, payload)
+       SELECT e.id, e.kind, e.repo_id, e.doer_id, e.payload || jsonb_build_object('${key}', ${value})
+       FROM jsonb_to_recordset(${param}::jsonb) AS e (id bigint, kind text, repo_id bigint, doer_id bigint, payload jsonb)`;
+    },
+    check: (key, value) => {
+      for (const row of rows) {
+        const checked = checkPayload(row.kind, { ...row.payload, [key]: value });
+        if (!checked.success) throw new Error(`${row.kind} event payload does not match the catalogue:\n${z.prettifyError(checked.error)}`);
+      }
+    },
+  };
 }

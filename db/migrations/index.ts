@@ -20,6 +20,7 @@ import { ContainerRegistry1732000015500 } from './1732000015500-container-regist
 import { ActionsBot1732000017000 } from './1732000017000-actions-bot.js';
 import { MirrorLeases1732000017200 } from './1732000017200-mirror-leases.js';
 import { BranchHeadCommits1732000016200 } from './1732000016200-branch-head-commits.js';
+import { IssueListOrder1732000016000 } from './1732000016000-issue-list-order.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -45,4 +46,5 @@ export const migrations = [
   ActionsBot1732000017000,
   MirrorLeases1732000017200,
   BranchHeadCommits1732000016200,
+  IssueListOrder1732000016000,
 ];

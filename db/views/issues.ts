@@ -1,15 +1,12 @@
 import type { Queryable } from '../data-source.js';
-import { assigneesOfIssues } from '../models/issues/issue-assignees.js';
-import { labelsOfIssues } from '../models/issues/issue-labels.js';
 import type { CommentRow, IssueRow, MilestoneRow } from '../models/issues/issue-row.js';
-import { milestonesByIds } from '../models/issues/milestones.js';
-import { pullsOfIssues } from '../models/pulls/pulls.js';
 import { isWorkInProgress } from '../models/pulls/pull-row.js';
 import type { LabelRow } from '../models/orgs/labels.js';
 import type { AttachmentRow } from '../models/releases/attachments.js';
 import type { RepoRow } from '../models/repos/repo-row.js';
 import { findUsersByIds } from '../models/users/users.js';
-import type { UserRow } from '../models/users/user-row.js';
+import { userRowFromJson, type UserRow } from '../models/users/user-row.js';
+import { rowFromJson } from '../sql.js';
 
 /** The repository fields an issue's JSON names (its URLs and `repository`). */
 export type IssueRepo = Pick<RepoRow, 'id' | 'name' | 'owner_name' | 'owner_id'>;
@@ -39,39 +36,87 @@ export interface IssueView {
   pull: PullMeta | null;
 }
 
-async function attachmentsOfIssues(db: Queryable, issueIds: number[]): Promise<Map<number, AttachmentRow[]>> {
-  const byIssue = new Map<number, AttachmentRow[]>();
-  if (issueIds.length === 0) return byIssue;
-  const rows = await db.query<AttachmentRow>(
-    'SELECT * FROM attachment WHERE issue_id = ANY($1::bigint[]) AND comment_id IS NULL ORDER BY id', [issueIds],
-  );
-  for (const row of rows) byIssue.set(row.issue_id!, [...(byIssue.get(row.issue_id!) ?? []), row]);
-  return byIssue;
+/** What the views of a list of issues need besides the rows, each part aggregated as JSON by PostgreSQL. */
+interface IssueViewParts {
+  /** The labels on any of the issues, by name then id: the order each issue shows its own in. */
+  labels: Record<string, unknown>[] | null;
+  /** [issue id, label id] */
+  label_links: Array<[number, number]> | null;
+  /** [issue id, assignee id], by assignee id */
+  assignee_links: Array<[number, number]> | null;
+  /** Posters and assignees. */
+  users: Record<string, unknown>[] | null;
+  milestones: Record<string, unknown>[] | null;
+  attachments: Record<string, unknown>[] | null;
+  pulls: Array<{ issue_id: number; has_merged: boolean; merged_at: string | null }> | null;
+}
+
+/** $1 the issues, $2 their posters, $3 their milestones, $4 the pull requests among them. */
+const issueViewPartsSql = `
+  SELECT
+    (SELECT json_agg(l ORDER BY l.name, l.id) FROM label l
+      WHERE l.id IN (SELECT label_id FROM issue_label WHERE issue_id = ANY($1::bigint[]))) AS labels,
+    (SELECT json_agg(json_build_array(issue_id, label_id)) FROM issue_label WHERE issue_id = ANY($1::bigint[])) AS label_links,
+    (SELECT json_agg(json_build_array(issue_id, assignee_id) ORDER BY issue_id, assignee_id)
+      FROM issue_assignees WHERE issue_id = ANY($1::bigint[])) AS assignee_links,
+    (SELECT json_agg(u) FROM "user" u
+      WHERE u.id = ANY($2::bigint[]) OR u.id IN (SELECT assignee_id FROM issue_assignees WHERE issue_id = ANY($1::bigint[]))) AS users,
+    (SELECT json_agg(m) FROM milestone m WHERE m.id = ANY($3::bigint[])) AS milestones,
+    (SELECT json_agg(a ORDER BY a.id) FROM attachment a WHERE a.issue_id = ANY($1::bigint[]) AND a.comment_id IS NULL) AS attachments,
+    (SELECT json_agg(json_build_object('issue_id', p.issue_id, 'has_merged', p.has_merged, 'merged_at', p.merged_at))
+      FROM pull_request p WHERE p.issue_id = ANY($4::bigint[])) AS pulls`;
+
+function groupBy<T>(links: Array<[number, number]> | null, byId: Map<number, T>): Map<number, T[]> {
+  const grouped = new Map<number, T[]>();
+  for (const [issueId, id] of links ?? []) {
+    const item = byId.get(id);
+    if (item === undefined) continue;
+    const list = grouped.get(issueId);
+    if (list) list.push(item);
+    else grouped.set(issueId, [item]);
+  }
+  return grouped;
 }
 
 /**
- * The views of a list of issues in a fixed number of queries, whatever its length. `repos` holds the
- * repositories of the issues (one for a repository's list, several for a search).
+ * The views of a list of issues in one query, whatever its length. `repos` holds the repositories of the
+ * issues (one for a repository's list, several for a search).
  */
 export async function loadIssueViews(db: Queryable, issues: IssueRow[], repos: IssueRepo[]): Promise<IssueView[]> {
-  const ids = issues.map((issue) => issue.id);
-  const [posters, labels, milestones, assignees, attachments, pulls] = await Promise.all([
-    findUsersByIds(db, issues.map((issue) => issue.poster_id)),
-    labelsOfIssues(db, ids),
-    milestonesByIds(db, issues.map((issue) => issue.milestone_id)),
-    assigneesOfIssues(db, ids),
-    attachmentsOfIssues(db, ids),
-    pullsOfIssues(db, issues.filter((issue) => issue.is_pull).map((issue) => issue.id)),
+  if (issues.length === 0) return [];
+  const distinct = (ids: Array<number | null>): number[] => [...new Set(ids.filter((id): id is number => id !== null))];
+  const [parts] = await db.query<IssueViewParts>(issueViewPartsSql, [
+    issues.map((issue) => issue.id),
+    distinct(issues.map((issue) => issue.poster_id)),
+    distinct(issues.map((issue) => issue.milestone_id)),
+    issues.filter((issue) => issue.is_pull).map((issue) => issue.id),
   ]);
+  const labels = (parts.labels ?? []).map((json) => rowFromJson<LabelRow>(json, ['archived_at', 'created', 'updated']));
+  // the labels come by name, so each issue's list keeps that order
+  const rank = new Map(labels.map((label, i) => [label.id, i]));
+  const labelLinks = (parts.label_links ?? []).sort((a, b) => rank.get(a[1])! - rank.get(b[1])!);
+  const labelsByIssue = groupBy(labelLinks, new Map(labels.map((label) => [label.id, label])));
+  const users = new Map((parts.users ?? []).map((json) => userRowFromJson(json)).map((user) => [user.id, user]));
+  const assigneesByIssue = groupBy(parts.assignee_links, users);
+  const milestones = new Map((parts.milestones ?? []).map((json) => {
+    const milestone = rowFromJson<MilestoneRow>(json, ['deadline', 'closed_at', 'created', 'updated']);
+    return [milestone.id, milestone];
+  }));
+  const attachmentsByIssue = new Map<number, AttachmentRow[]>();
+  for (const json of parts.attachments ?? []) {
+    const attachment = rowFromJson<AttachmentRow>(json, ['created']);
+    attachmentsByIssue.set(attachment.issue_id!, [...(attachmentsByIssue.get(attachment.issue_id!) ?? []), attachment]);
+  }
+  const pulls = new Map((parts.pulls ?? []).map((pull) => [pull.issue_id, { has_merged: pull.has_merged, merged_at: pull.merged_at ? new Date(pull.merged_at) : null }]));
   const repoById = new Map(repos.map((repo) => [repo.id, repo]));
   return issues.map((issue) => ({
     issue,
     repo: repoById.get(issue.repo_id)!,
-    poster: posters.get(issue.poster_id ?? 0) ?? null,
-    labels: labels.get(issue.id) ?? [],
+    poster: users.get(issue.poster_id ?? 0) ?? null,
+    labels: labelsByIssue.get(issue.id) ?? [],
     milestone: issue.milestone_id ? (milestones.get(issue.milestone_id) ?? null) : null,
-    assignees: assignees.get(issue.id) ?? [],
-    attachments: attachments.get(issue.id) ?? [],
+    assignees: assigneesByIssue.get(issue.id) ?? [],
+    attachments: attachmentsByIssue.get(issue.id) ?? [],
     pull: pullMetaOf(issue, pulls.get(issue.id)),
   }));
 }

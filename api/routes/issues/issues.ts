@@ -22,7 +22,7 @@ export const issueRoutes = [
     method: 'get', path: '/repos/{owner}/{repo}/issues', operationId: 'issueListIssues', summary: "List a repository's issues", tag: 'issue',
     scope: 'read:issue', repo: issuesRepo, query: listIssuesQuery, paginated: true, responses: { 200: 'IssueList' },
     handle: async ({ deps, repo, query, page, list }) => {
-      const { rows, total } = await listIssues(deps.db, repo.repo.id, await issueFilterOf(deps, repo, query), page);
+      const { rows, total } = await listIssues(deps.db, repo.repo, await issueFilterOf(deps, repo, query), page);
       return list(await renderIssues(deps, rows, [repo.repo]), total);
     },
   }),

@@ -69,12 +69,22 @@ export async function setAssignees(tx: Tx, repo: RepoRow, issue: IssueRow, doer:
 }
 
 async function changeAssignee(tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, assigneeId: number, removed: boolean): Promise<void> {
+  await recordAssignee(tx, issue, doer, assigneeId, removed);
+  await emitAssigneeChange(tx, repo, issue, doer, assigneeId, removed);
+}
+
+/** Assigns or unassigns (`removed`) one user with its timeline entry; an assignee is subscribed. */
+export async function recordAssignee(tx: Tx, issue: IssueRow, doer: UserRow, assigneeId: number, removed: boolean): Promise<void> {
   if (removed) await tx.query('DELETE FROM issue_assignees WHERE issue_id = $1 AND assignee_id = $2', [issue.id, assigneeId]);
   else {
     await tx.query('INSERT INTO issue_assignees (issue_id, assignee_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [issue.id, assigneeId]);
     await autoSubscribe(tx, issue.id, assigneeId);
   }
   await addTimelineComment(tx, issue, doer, { type: commentType.assignees, assignee_id: assigneeId, removed_assignee: removed });
+}
+
+/** The event of recordAssignee. */
+async function emitAssigneeChange(tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, assigneeId: number, removed: boolean): Promise<void> {
   await emit(tx, {
     kind: removed ? 'issue.unassigned' : 'issue.assigned', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(issue), assignee_id: assigneeId },
   });

@@ -1,5 +1,6 @@
 import type { Queryable } from '../../data-source.js';
-import { selectPage, type PageWindow } from '../../sql.js';
+import { selectPage, selectRows, type PageWindow } from '../../sql.js';
+import type { RepoRow } from '../repos/repo-row.js';
 import { reviewTypes } from '../reviews/review-row.js';
 import { commentType, type IssueRow } from './issue-row.js';
 
@@ -74,11 +75,27 @@ export function issueConditions(filter: IssueFilter, params: unknown[]): string[
   return conditions;
 }
 
+/**
+ * How many issues match a filter that names only the state and the type: the repository's counters say so, kept
+ * in the transactions that create, close, reopen and delete issues. Null for any other filter.
+ */
+function countFromCounters(repo: RepoRow, filter: IssueFilter): number | null {
+  const { state, isPull, ...rest } = filter;
+  if (Object.values(rest).some((value) => value !== undefined)) return null;
+  const counted = (all: number, closed: number): number => (state === 'open' ? all - closed : state === 'closed' ? closed : all);
+  const issues = counted(repo.num_issues, repo.num_closed_issues);
+  const pulls = counted(repo.num_pulls, repo.num_closed_pulls);
+  return isPull === undefined ? issues + pulls : isPull ? pulls : issues;
+}
+
 /** A repository's issues, newest first (Gitea's default "latest" order), with the total the filter matches. */
-export async function listIssues(db: Queryable, repoId: number, filter: IssueFilter, page: PageWindow): Promise<{ rows: IssueRow[]; total: number }> {
-  const params: unknown[] = [repoId];
+export async function listIssues(db: Queryable, repo: RepoRow, filter: IssueFilter, page: PageWindow): Promise<{ rows: IssueRow[]; total: number }> {
+  const params: unknown[] = [repo.id];
   const conditions = ['i.repo_id = $1', ...issueConditions(filter, params)];
-  return selectPage<IssueRow>(db, { select: 'i.*', from: `issue i WHERE ${conditions.join(' AND ')}`, params, orderBy: 'i.created DESC, i.id DESC', page });
+  const query = { select: 'i.*', from: `issue i WHERE ${conditions.join(' AND ')}`, params, orderBy: 'i.created DESC, i.id DESC', page };
+  const total = countFromCounters(repo, filter);
+  if (total === null) return selectPage<IssueRow>(db, query);
+  return { rows: await selectRows<IssueRow>(db, query), total };
 }
 
 /** Label ids of the repository (and its organization) with these names; unknown names are left out. */

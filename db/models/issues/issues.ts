@@ -1,11 +1,11 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { invalid, notFound, preconditionFailed } from '../../errors.js';
-import { emit } from '../../events/emit.js';
+import { emit, reserveEvents, type ReservedEvents } from '../../events/emit.js';
 import type { GitStore } from '../../git/store.js';
 import type { LabelRow } from '../orgs/labels.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
-import { setAssignees } from './issue-assignees.js';
+import { recordAssignee } from './issue-assignees.js';
 import { addTimelineComment, issueFacts } from './issue-facts.js';
 import { recountLabels, winnersOfScopes } from './issue-labels.js';
 import { commentType, type IssueRow } from './issue-row.js';
@@ -56,19 +56,6 @@ export async function countOpenDependencies(db: Queryable, issueId: number): Pro
 
 // ---- creation ----------------------------------------------------------------------------------------
 
-/**
- * The next index of the repository's issues and pull requests. The counter row stays locked until the
- * creating transaction ends, so concurrent creations queue and a rolled-back one gives its index back: gap-free.
- */
-export async function allocateIssueIndex(tx: Tx, repoId: number): Promise<number> {
-  const [{ max_index }] = await tx.query<{ max_index: number }>(
-    `INSERT INTO issue_index (repo_id, max_index) VALUES ($1, 1)
-     ON CONFLICT (repo_id) DO UPDATE SET max_index = issue_index.max_index + 1 RETURNING max_index`,
-    [repoId],
-  );
-  return max_index;
-}
-
 export function assertTitle(title: string): void {
   if (!title.trim()) throw invalid('[Title]: Required');
   if ([...title].length > maxTitleLength) throw invalid(`[Title]: MaxSize must be ${maxTitleLength}`);
@@ -93,34 +80,65 @@ async function adjustRepoCounters(tx: Tx, repoId: number, isPull: boolean, total
 }
 
 /**
+ * Gives a new issue the next index of its repository's issues and pull requests, counts it on the repository and
+ * writes its events, in one statement. The counter row stays locked until the creating transaction ends, so
+ * concurrent creations queue and a rolled-back one gives its index back: gap-free. Creations take it last, and their
+ * commits release it before their flush to disk (a crash loses the later creations with the earlier: the WAL is
+ * flushed in order), so the queue moves one statement and a commit at a time.
+ */
+async function numberIssue(tx: Tx, draft: IssueRow, events: ReservedEvents): Promise<IssueRow> {
+  await tx.releaseLocksBeforeFlush();
+  const total = draft.is_pull ? 'num_pulls' : 'num_issues';
+  const [issue] = await tx.query<IssueRow>(
+    `WITH next AS (
+       INSERT INTO issue_index (repo_id, max_index) VALUES ($1, 1)
+       ON CONFLICT (repo_id) DO UPDATE SET max_index = issue_index.max_index + 1 RETURNING max_index
+     ), counted AS (
+       UPDATE repository SET ${total} = ${total} + 1 WHERE id = $1
+     ), events AS (
+       ${events.insert('$3', 'index', '(SELECT max_index FROM next)')}
+     )
+     UPDATE issue SET index = next.max_index FROM next WHERE issue.id = $2 RETURNING issue.*`,
+    [draft.repo_id, draft.id, events.rows],
+  );
+  events.check('index', issue.index);
+  return issue;
+}
+
+/**
  * Creates an issue with its labels, milestone and assignees in the caller's transaction (spec rule 5), with
- * the next index of the repository; users `@mentioned` in the body are recorded.
+ * the next index of the repository; users `@mentioned` in the body are recorded. The row is written first under
+ * a provisional index of its own (minus its id, never seen outside the transaction), its relations next, and
+ * numbered last, together with its events, which name the index.
  */
 export async function createIssue(tx: Tx, repo: RepoRow, doer: UserRow, input: NewIssue): Promise<IssueRow> {
   assertTitle(input.title);
-  const index = await allocateIssueIndex(tx, repo.id);
-  const [issue] = await tx.query<IssueRow>(
-    `INSERT INTO issue (repo_id, index, poster_id, title, content, ref, deadline, milestone_id, is_pull)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-    [repo.id, index, doer.id, input.title, input.body ?? '', input.ref ?? '', input.deadline ?? null, input.milestoneId ?? null, input.isPull ?? false],
+  const [draft] = await tx.query<IssueRow>(
+    `INSERT INTO issue (id, repo_id, index, poster_id, title, content, ref, deadline, milestone_id, is_pull)
+     SELECT id, $1, -id, $2, $3, $4, $5, $6, $7, $8 FROM nextval('issue_id_seq') AS id RETURNING *`,
+    [repo.id, doer.id, input.title, input.body ?? '', input.ref ?? '', input.deadline ?? null, input.milestoneId ?? null, input.isPull ?? false],
   );
-  await adjustRepoCounters(tx, repo.id, issue.is_pull, 1, 0);
   const labels = winnersOfScopes(input.labels ?? []);
   if (labels.length) {
     const ids = labels.map((label) => label.id);
-    await tx.query('INSERT INTO issue_label (issue_id, label_id) SELECT $1, unnest($2::bigint[])', [issue.id, ids]);
-    for (const labelId of ids) await addTimelineComment(tx, issue, doer, { type: commentType.label, label_id: labelId, content: '1' });
+    await tx.query('INSERT INTO issue_label (issue_id, label_id) SELECT $1, unnest($2::bigint[])', [draft.id, ids]);
+    for (const labelId of ids) await addTimelineComment(tx, draft, doer, { type: commentType.label, label_id: labelId, content: '1' });
     await recountLabels(tx, ids);
   }
-  if (issue.milestone_id) {
-    await addTimelineComment(tx, issue, doer, { type: commentType.milestone, old_milestone_id: 0, milestone_id: issue.milestone_id });
-    await recountMilestones(tx, [issue.milestone_id]);
+  if (draft.milestone_id) {
+    await addTimelineComment(tx, draft, doer, { type: commentType.milestone, old_milestone_id: 0, milestone_id: draft.milestone_id });
+    await recountMilestones(tx, [draft.milestone_id]);
   }
-  await recordMentions(tx, issue, issue.content);
-  await emit(tx, { kind: issue.is_pull ? 'pull_request.opened' : 'issue.opened', repoId: repo.id, doerId: doer.id, payload: issueFacts(issue) });
-  await autoSubscribe(tx, issue.id, doer.id);
-  if (input.assignees?.length) await setAssignees(tx, repo, issue, doer, input.assignees);
-  return issue;
+  await recordMentions(tx, draft, draft.content);
+  await autoSubscribe(tx, draft.id, doer.id);
+  const assigneeIds = [...new Set((input.assignees ?? []).map((user) => user.id))];
+  for (const assigneeId of assigneeIds) await recordAssignee(tx, draft, doer, assigneeId, false);
+  const facts = issueFacts(draft);
+  const events = await reserveEvents(tx, [
+    { kind: draft.is_pull ? 'pull_request.opened' : 'issue.opened', repoId: repo.id, doerId: doer.id, payload: facts },
+    ...assigneeIds.map((assigneeId) => ({ kind: 'issue.assigned' as const, repoId: repo.id, doerId: doer.id, payload: { ...facts, assignee_id: assigneeId } })),
+  ]);
+  return numberIssue(tx, draft, events);
 }
 
 // ---- changes -----------------------------------------------------------------------------------------
