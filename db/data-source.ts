@@ -61,20 +61,27 @@ export interface Store {
 }
 
 /**
- * Reads straight from the data source's pg pool: one round trip, no query-runner bookkeeping on hot paths.
- * Each statement is prepared once per connection (named by its text), so PostgreSQL plans it once, not per request.
+ * Statements prepared once per connection, named by their text, so PostgreSQL parses and plans them once rather than
+ * on every execution. Texts past the first 2,000 a process meets run unnamed, so a query built with varying text
+ * (an IN list spelled out, a column list) cannot grow every connection's statements without bound.
  */
-export function poolReader(ds: DataSource): Queryable {
-  const pool = (ds.driver as unknown as { master: pg.Pool }).master;
+function statementNames(): (sql: string) => string | undefined {
   const names = new Map<string, string>();
-  const nameOf = (sql: string): string => {
+  return (sql) => {
     let name = names.get(sql);
-    if (!name) {
+    if (!name && names.size < 2_000) {
       name = `h${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
-      if (names.size < 2_000) names.set(sql, name);
+      names.set(sql, name);
     }
     return name;
   };
+}
+
+const nameOf = statementNames();
+
+/** Reads straight from the data source's pg pool: one round trip, no query-runner bookkeeping on hot paths. */
+export function poolReader(ds: DataSource): Queryable {
+  const pool = (ds.driver as unknown as { master: pg.Pool }).master;
   return {
     query: async <T>(sql: string, params?: unknown[]): Promise<T[]> =>
       (await pool.query({ name: nameOf(sql), text: sql, values: params })).rows as T[],
@@ -131,11 +138,10 @@ interface Hooks {
 async function runTx<T>(store: Pick<Store, 'ds' | 'boss'>, hooks: Hooks, work: (tx: Tx) => Promise<T>): Promise<T> {
   const { undos, thens } = hooks;
   return store.ds.transaction(async (manager) => {
-    const runner = manager.queryRunner!;
-    const query = async <R>(sql: string, params?: unknown[]): Promise<R[]> => {
-      const result = await runner.query(sql, params as unknown[], true);
-      return result.records as R[];
-    };
+    // the transaction's connection, spoken to directly: prepared statements, no query-runner bookkeeping per statement
+    const client = (manager.queryRunner as unknown as { databaseConnection: pg.PoolClient }).databaseConnection;
+    const query = async <R>(sql: string, params?: unknown[]): Promise<R[]> =>
+      (await client.query({ name: nameOf(sql), text: sql, values: params })).rows as R[];
     const tx: Tx = {
       manager,
       boss: store.boss,

@@ -3,30 +3,10 @@ import { invalid } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import { accessModeOf } from '../access.js';
 import { accessModes, type RepoRow } from '../repos/repo-row.js';
-import { findUsersByIds } from '../users/users.js';
 import { toUserRow, userTypes, type UserRow } from '../users/user-row.js';
 import { commentType, type IssueRow } from './issue-row.js';
 import { addTimelineComment, issueFacts } from './issue-facts.js';
 import { autoSubscribe } from './subscriptions.js';
-
-/** The assignees of each issue, by issue id, in the order they were stored (first is Gitea's `assignee`). */
-export async function assigneesOfIssues(db: Queryable, issueIds: number[]): Promise<Map<number, UserRow[]>> {
-  const byIssue = new Map<number, UserRow[]>();
-  if (issueIds.length === 0) return byIssue;
-  const links = await db.query<{ issue_id: number; assignee_id: number }>(
-    'SELECT issue_id, assignee_id FROM issue_assignees WHERE issue_id = ANY($1::bigint[]) ORDER BY issue_id, assignee_id',
-    [issueIds],
-  );
-  const users = await findUsersByIds(db, links.map((link) => link.assignee_id));
-  for (const { issue_id, assignee_id } of links) {
-    const user = users.get(assignee_id);
-    if (!user) continue;
-    const list = byIssue.get(issue_id) ?? [];
-    list.push(user);
-    byIssue.set(issue_id, list);
-  }
-  return byIssue;
-}
 
 /**
  * Gitea's CanBeAssigned: an active individual with write access to the unit the item belongs to (collaborators,

@@ -48,13 +48,6 @@ export async function findPullOfIssue(db: Queryable, issueId: number): Promise<P
   return row ?? null;
 }
 
-/** Pull requests by the id of their issue, in one query. */
-export async function pullsOfIssues(db: Queryable, issueIds: number[]): Promise<Map<number, PullRow>> {
-  if (issueIds.length === 0) return new Map();
-  const rows = await db.query<PullRow>('SELECT * FROM pull_request WHERE issue_id = ANY($1::bigint[])', [issueIds]);
-  return new Map(rows.map((row) => [row.issue_id, row]));
-}
-
 /** The pull request row locked for a change, as it is now. */
 export async function lockPull(tx: Tx, pull: Pick<PullRow, 'id'>): Promise<PullRow> {
   const [row] = await tx.query<PullRow>('SELECT * FROM pull_request WHERE id = $1 FOR UPDATE', [pull.id]);
