@@ -103,6 +103,12 @@ export async function enqueueMany<N extends JobName>(
   );
 }
 
+/** Completes active jobs of one queue in one statement, each with `output`. */
+export async function completeJobs(boss: PgBoss, name: string, ids: string[], output: object): Promise<void> {
+  // pg-boss 10 takes an id list with output data; its types declare the list only without data
+  await (boss.complete as (name: string, ids: string[], data: object) => Promise<unknown>).call(boss, name, ids, output);
+}
+
 /**
  * Makes the next failure of an active job final: pg-boss retries a failed job while its retry count is below
  * its limit, so the limit becomes the count. For a job that can never succeed, such as a malformed payload.
