@@ -129,23 +129,26 @@ function completionWriter(boss: PgBoss, queue: string, log: Logger): { add(id: s
   const pending = new Map<string, string[]>();
   let writing: Promise<void> | null = null;
   const write = async (): Promise<void> => {
-    while (pending.size > 0) {
-      const batches = [...pending];
-      pending.clear();
-      for (const [outcome, ids] of batches) {
-        // a job left active is run again by the lost-job sweep or at its expiry; its actor is idempotent
-        await completeJobs(boss, queue, ids, { value: outcome }).catch((error: unknown) => log.warn({ queue, jobs: ids, error: String(error) }, 'completing jobs failed'));
-      }
+    const batches = [...pending];
+    pending.clear();
+    for (const [outcome, ids] of batches) {
+      // a job left active is run again by the lost-job sweep or at its expiry; its actor is idempotent
+      await completeJobs(boss, queue, ids, { value: outcome }).catch((error: unknown) => log.warn({ queue, jobs: ids, error: String(error) }, 'completing jobs failed'));
     }
+  };
+  const start = (): void => {
+    if (writing || pending.size === 0) return;
+    writing = write().finally(() => {
+      writing = null;
+      start();
+    });
   };
   return {
     add(id, outcome) {
       const ids = pending.get(outcome);
       if (ids) ids.push(id);
       else pending.set(outcome, [id]);
-      writing ??= write().finally(() => {
-        writing = null;
-      });
+      start();
     },
     async written() {
       while (writing) await writing;
