@@ -17,15 +17,21 @@ export interface QueueOptions {
 }
 
 export function createQueue({ connectionString, role }: QueueOptions): PgBoss {
-  return new PgBoss({
+  const options: PgBoss.ConstructorOptions & { options?: string } = {
     connectionString,
-    // a worker fetches, claims and completes jobs for every loop (16 deliveries at once) through this pool
+    // a worker fetches, claims and completes the jobs of every queue through this pool
     max: role === 'web' ? 2 : 10,
     supervise: role === 'worker',
     schedule: role === 'worker',
     migrate: true,
     application_name: `hearth-${role}-boss`,
-  });
+  };
+  // A worker's bookkeeping (fetch, claim, complete, fail, maintenance) commits without waiting for the WAL flush
+  // (a flush costs milliseconds here, several per job). A crash of PostgreSQL itself may forget its last fraction
+  // of a second, never half of it: those jobs then run again, which actors allow (idempotent; a delivery repeats
+  // with the same delivery id). Jobs enqueued inside a caller's transaction keep that transaction's durability.
+  if (role === 'worker') options.options = '-c synchronous_commit=off';
+  return new PgBoss(options);
 }
 
 const setupLock = 7_302_002;
