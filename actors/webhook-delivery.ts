@@ -1,8 +1,8 @@
 import { createHash, createHmac } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { eventHeader } from '../db/models/hooks/hook-events.js';
-import { findHookTask, recordAttempt, type DeliveryAttempt, type HookTaskRow } from '../db/models/hooks/hook-tasks.js';
-import { findHookById, hookAuthorization, hookSecret, type WebhookRow } from '../db/models/hooks/webhooks.js';
+import { findDelivery, recordAttempt, type DeliveryAttempt, type HookTaskRow } from '../db/models/hooks/hook-tasks.js';
+import { hookAuthorization, hookSecret, type WebhookRow } from '../db/models/hooks/webhooks.js';
 import type { Actor } from './actor.js';
 import { deliveryDispatchers, RefusedAddressError, type DeliveryDispatchers } from './webhook/agent.js';
 
@@ -116,10 +116,9 @@ export const webhookDelivery: Actor<'webhook-delivery'> = {
   name: 'webhook-delivery',
   job: 'webhook-delivery',
   async handle({ taskId }, { db, config, log }) {
-    const task = await findHookTask(db, taskId);
-    if (!task || task.is_delivered) return 'skipped';
-    const hook = await findHookById(db, task.hook_id);
-    if (!hook) return 'skipped';
+    const found = await findDelivery(db, taskId);
+    if (!found || found.task.is_delivered) return 'skipped';
+    const { task, hook } = found;
     const started = new Date();
     let req: DeliveryRequest;
     try {

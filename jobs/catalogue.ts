@@ -138,12 +138,13 @@ export const jobs = {
     concurrency: 2,
   } satisfies JobDefinition<NotifyPayload>,
   // One per hook task. Expiry is set per job from [webhook] DELIVER_TIMEOUT, so a worker killed mid-delivery
-  // hands the task on soon after the request would have timed out.
+  // hands the task on soon after the request would have timed out. 64 at once (the delivery agent's connections per
+  // host): a fan-out's deliveries are fetched, loaded and recorded in a few statements, and slow receivers hold few of the slots.
   'webhook-delivery': {
     name: 'webhook-delivery',
     payload: webhookDeliveryPayload,
     queue: { retryLimit: 8, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
-    concurrency: 16,
+    concurrency: 64,
   } satisfies JobDefinition<WebhookDeliveryPayload>,
   // One per push or default-branch change (queued by the notifier): the runs and schedule plans it causes.
   'actions-trigger': {

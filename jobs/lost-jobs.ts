@@ -43,11 +43,11 @@ export function workerAlive(workerId: string): string {
        AND l.classid = ${lockSpace}::oid AND l.objid = (${workerId})::bigint::oid)`;
 }
 
-/** Marks an active job as run by this worker. */
-export async function claimJob(boss: PgBoss, name: string, jobId: string, workerId: number): Promise<void> {
+/** Marks active jobs of one queue as run by this worker, in one statement. */
+export async function claimJobs(boss: PgBoss, name: string, jobIds: string[], workerId: number): Promise<void> {
   await boss.getDb().executeSql(
-    `UPDATE pgboss.job SET output = jsonb_build_object('hearthWorker', $3::int) WHERE name = $1 AND id = $2 AND state = 'active'`,
-    [name, jobId, workerId],
+    `UPDATE pgboss.job SET output = jsonb_build_object('hearthWorker', $3::int) WHERE name = $1 AND id = ANY($2::uuid[]) AND state = 'active'`,
+    [name, jobIds, workerId],
   );
 }
 

@@ -17,15 +17,21 @@ export interface QueueOptions {
 }
 
 export function createQueue({ connectionString, role }: QueueOptions): PgBoss {
-  return new PgBoss({
+  const options: PgBoss.ConstructorOptions & { options?: string } = {
     connectionString,
-    // a worker fetches, claims and completes jobs for every loop (16 deliveries at once) through this pool
+    // a worker fetches, claims and completes the jobs of every queue through this pool
     max: role === 'web' ? 2 : 10,
     supervise: role === 'worker',
     schedule: role === 'worker',
     migrate: true,
     application_name: `hearth-${role}-boss`,
-  });
+  };
+  // A worker's bookkeeping (fetch, claim, complete, fail, maintenance) commits without waiting for the WAL flush
+  // (a flush costs milliseconds here, several per job). A crash of PostgreSQL itself may forget its last fraction
+  // of a second, never half of it: those jobs then run again, which actors allow (idempotent; a delivery repeats
+  // with the same delivery id). Jobs enqueued inside a caller's transaction keep that transaction's durability.
+  if (role === 'worker') options.options = '-c synchronous_commit=off';
+  return new PgBoss(options);
 }
 
 const setupLock = 7_302_002;
@@ -101,6 +107,12 @@ export async function enqueueMany<N extends JobName>(
     payloads.map((payload) => ({ name, data: definition.payload.parse(payload) as object, ...options })),
     { db: tx.jobDb },
   );
+}
+
+/** Completes active jobs of one queue in one statement, each with `output`. */
+export async function completeJobs(boss: PgBoss, name: string, ids: string[], output: object): Promise<void> {
+  // pg-boss 10 takes an id list with output data; its types declare the list only without data
+  await (boss.complete as (name: string, ids: string[], data: object) => Promise<unknown>).call(boss, name, ids, output);
 }
 
 /**

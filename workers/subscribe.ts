@@ -6,8 +6,9 @@ import type { Store } from '../db/data-source.js';
 import { buildServices } from '../db/services.js';
 import { jobs, jobNames, type JobName } from '../jobs/catalogue.js';
 import { forbidRetry, listenForJobs } from '../jobs/queue.js';
-import { claimJob, recoverLostJobs, registerWorker, sweepIntervalMs } from '../jobs/lost-jobs.js';
+import { claimJobs, recoverLostJobs, registerWorker, sweepIntervalMs } from '../jobs/lost-jobs.js';
 import { StartupError } from '../db/process/startup.js';
+import { startJobRunner, type JobRunner } from './job-runner.js';
 
 /** Picks the actors named in HEARTH_ACTORS (all when unset) and checks the catalogue is covered exactly once. */
 export function chooseActors(all: Actor[], selection: string | undefined): Actor[] {
@@ -37,74 +38,59 @@ export interface Subscription {
   workerId: number;
 }
 
+/** How long a draining worker waits for its running jobs; those still running then are run again by another worker. */
+const drainGraceMs = 15_000;
+
 /**
- * Subscribes each actor to its queue, `concurrency` loops per queue. Loops are woken one at a time: the LISTEN
- * connection wakes one idle loop of a queue on every insert, a loop that got a job wakes the next idle one before
- * it runs it (so a fan-out of many jobs spreads over all loops within a few fetches), and a loop that finished a
- * job fetches again at once. A queue with nothing to do costs one empty fetch per wake-up, not one per loop.
+ * Subscribes each actor to its queue: a job runner per queue runs up to the catalogue's `concurrency` jobs at once,
+ * fetching as many as it has free slots in one statement. The LISTEN connection wakes a queue's runner on every
+ * insert; a runner also polls every two seconds for retries whose delay ran out.
  */
 export async function subscribe(actors: Actor[], processDeps: ActorDeps, connectionString: string): Promise<Subscription> {
   const registration = await registerWorker(connectionString);
   const deps: ActorDeps = { ...processDeps, workerId: registration.id };
+  const runners = new Map<string, JobRunner>();
+  const wake = (queue: string): void => runners.get(queue)?.wake();
   const sweep = async (): Promise<void> => {
     const queues = await recoverLostJobs(deps.boss);
     if (queues.length > 0) deps.log.warn({ queues }, 'jobs of a stopped worker process run again');
     for (const queue of queues) wake(queue);
   };
-  const loops = new Map<string, { ids: string[]; busy: Set<string>; turn: number }>();
-  /** Wakes one loop of the queue that is not running a job (taking turns), if there is one. */
-  const wake = (queue: string): void => {
-    const queueLoops = loops.get(queue);
-    if (!queueLoops) return;
-    const idle = queueLoops.ids.filter((id) => !queueLoops.busy.has(id));
-    if (idle.length === 0) return;
-    deps.boss.notifyWorker(idle[queueLoops.turn++ % idle.length]);
-  };
   for (const actor of actors) {
     const definition = jobs[actor.job as JobName];
-    const queueLoops = { ids: [] as string[], busy: new Set<string>(), turn: 0 };
-    loops.set(actor.job, queueLoops);
-    for (let i = 0; i < definition.concurrency; i++) {
-      let self: string | undefined;
-      const id = await deps.boss.work<unknown>(actor.job, { batchSize: 1, pollingIntervalSeconds: 2 }, async ([job]) => {
-        if (self) queueLoops.busy.add(self);
-        wake(actor.job);
-        try {
-          const payload = definition.payload.safeParse(job.data);
-          if (!payload.success) {
-            // enqueue checks payloads, so this one was sent some other way; no retry will make it valid
-            deps.log.error({ actor: actor.name, job: job.id, issues: payload.error.issues }, 'job payload refused; failed without retry');
-            await forbidRetry(deps.boss, actor.job, job.id);
-            throw payload.error;
-          }
-          await claimJob(deps.boss, actor.job, job.id, registration.id);
-          const started = Date.now();
-          const outcome = await actor.handle(payload.data as never, deps);
-          deps.log.info({ actor: actor.name, job: job.id, outcome, ms: Date.now() - started }, 'job handled');
-          return outcome;
-        } finally {
-          if (self) {
-            queueLoops.busy.delete(self);
-            // there may be more: this loop fetches again without waiting for its polling interval
-            deps.boss.notifyWorker(self);
-          }
+    runners.set(actor.job, startJobRunner({
+      boss: deps.boss,
+      queue: actor.job,
+      concurrency: definition.concurrency,
+      pollingMs: 2_000,
+      log: deps.log,
+      claim: (ids) => claimJobs(deps.boss, actor.job, ids, registration.id),
+      async handle(job) {
+        const payload = definition.payload.safeParse(job.data);
+        if (!payload.success) {
+          // enqueue checks payloads, so this one was sent some other way; no retry will make it valid
+          deps.log.error({ actor: actor.name, job: job.id, issues: payload.error.issues }, 'job payload refused; failed without retry');
+          await forbidRetry(deps.boss, actor.job, job.id);
+          throw payload.error;
         }
-      });
-      self = id;
-      queueLoops.ids.push(id);
-    }
+        const started = Date.now();
+        const outcome = await actor.handle(payload.data as never, deps);
+        deps.log.info({ actor: actor.name, job: job.id, outcome, ms: Date.now() - started }, 'job handled');
+        return outcome;
+      },
+    }));
   }
   await sweep();
   const sweeper = setInterval(() => void sweep().catch((error: unknown) => deps.log.warn({ error: String(error) }, 'lost-job sweep failed')), sweepIntervalMs);
   sweeper.unref();
   const stopListening = await listenForJobs(connectionString, wake);
-  for (const actor of actors) wake(actor.job);
+  for (const runner of runners.values()) runner.wake();
   return {
     workerId: registration.id,
     async drain() {
       clearInterval(sweeper);
       await stopListening();
-      for (const actor of actors) await deps.boss.offWork(actor.job);
+      await Promise.all([...runners.values()].map((runner) => runner.stop(drainGraceMs)));
       await registration.release();
     },
   };

@@ -14,6 +14,14 @@ const loopbackAllowed = { HEARTH__webhook__ALLOWED_HOST_LIST: 'loopback' };
 const git = (dir: string, ...args: string[]): string => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
 const hmac = (algorithm: string, secret: string, body: string): string => createHmac(algorithm, secret).update(body).digest('hex');
 
+async function eventually<T>(hearth: TestHearth, read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
+  for (const deadline = Date.now() + 15_000; ;) {
+    const value = await read();
+    if (ok(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 async function count(hearth: TestHearth, sql: string, params: unknown[] = []): Promise<number> {
   const [{ n }] = await hearth.store.db.query<{ n: number }>(`SELECT (${sql})::int AS n`, params);
   return n;
@@ -153,6 +161,34 @@ test('a receiver that fails with 5xx is retried with the same delivery id until 
   t.is(receiver.requests.length, 3);
   t.is(receiver.requests[2].headers['x-gitea-delivery'], again.body.uuid);
   t.is(receiver.requests[2].body, first.body);
+});
+
+test('a fan-out through a running worker reaches every hook once; each task records its own attempt and each hook its own status', async (t) => {
+  const hearth = await startHearth(t, loopbackAllowed);
+  const receiver = await startReceiver(t);
+  const alice = await hearth.createUser('alice');
+  const repo = await build.repo(hearth, alice, { name: 'tool', autoInit: true });
+  const hooks = [];
+  for (let i = 0; i < 24; i++) hooks.push(await build.hook(hearth, { repoId: repo.id }, { url: `${receiver.url}?${i}`, events: ['release'] }));
+  await drain(hearth);
+  // the last hook's receiver is down: its delivery is retried later, the others are not held by it
+  receiver.answer = (req) => (req.path.endsWith('?23') ? { status: 503, body: 'down' } : { status: 200, body: 'ok' });
+  await build.release(hearth, repo, { tag: 'v1', title: 'fan-out' });
+  await drain(hearth, 'branch-sync');
+  await drain(hearth, 'notify');
+  const worker = await hearth.startWorker('webhook-delivery');
+  const requests = await receiver.waitFor(24, 30_000);
+  const tasks = await eventually(hearth, () => hearth.store.db.query<{ hook_id: number; is_delivered: boolean; is_succeed: boolean; statuses: number[]; uuid: string }>(
+    `SELECT hook_id::int, is_delivered, is_succeed, uuid::text, ARRAY(SELECT (a->'response'->>'status')::int FROM jsonb_array_elements(attempts) a) AS statuses
+       FROM hook_task ORDER BY hook_id`,
+  ), (rows) => rows.length === 24 && rows.every((row) => row.statuses.length === 1));
+  await worker.drain();
+  t.deepEqual(requests.map((r) => Number(r.path.split('?')[1])).sort((a, b) => a - b), hooks.map((_, i) => i));
+  t.deepEqual(requests.map((r) => String(r.headers['x-gitea-delivery'])).sort(), tasks.map((task) => task.uuid).sort(), 'each task went out once, with its own delivery id');
+  for (const task of tasks.slice(0, 23)) t.like(task, { is_delivered: true, is_succeed: true, statuses: [200] });
+  t.like(tasks[23], { is_delivered: false, is_succeed: false, statuses: [503] });
+  const statuses = await hearth.store.db.query<{ last_status: number }>('SELECT last_status FROM webhook ORDER BY id');
+  t.deepEqual(statuses.map((row) => row.last_status), [...Array(23).fill(1), 2]);
 });
 
 test('a loopback receiver is refused under the default allow-list: recorded with the reason, not retried', async (t) => {

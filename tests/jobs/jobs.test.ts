@@ -1,6 +1,6 @@
 import test from 'ava';
 import { inTx } from '../../db/data-source.js';
-import { enqueue } from '../../jobs/queue.js';
+import { createQueue, enqueue } from '../../jobs/queue.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
 const payload = { to: ['someone@example.com'], subject: 'hello', text: 'body' };
@@ -64,4 +64,17 @@ test('a job whose payload fails its check fails once, without retries', async (t
   const job = await settledJob(hearth, id!);
   t.is(job?.state, 'failed');
   t.is(job?.retry_count, 0);
+});
+
+test("a worker's own queue bookkeeping commits without waiting for the disk; the web's queue and transactions do wait", async (t) => {
+  const hearth = await startHearth(t);
+  const worker = createQueue({ connectionString: hearth.databaseUrl, role: 'worker' });
+  await worker.start();
+  t.teardown(() => worker.stop({ graceful: false, wait: true }));
+  const setting = async (db: { executeSql(sql: string, values: unknown[]): Promise<unknown> }): Promise<unknown> =>
+    ((await db.executeSql('SHOW synchronous_commit', [])) as { rows: Array<{ synchronous_commit: string }> }).rows[0].synchronous_commit;
+  t.is(await setting(worker.getDb()), 'off');
+  t.is(await setting(hearth.store.boss.getDb()), 'on', 'the web process');
+  const [inTransaction] = await inTx(hearth.store, (tx) => tx.query<{ synchronous_commit: string }>('SHOW synchronous_commit'));
+  t.is(inTransaction.synchronous_commit, 'on', 'a transaction that enqueues');
 });

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { enqueueMany } from '../../../jobs/queue.js';
 import type { Queryable, Tx } from '../../data-source.js';
+import { batched, batchedPerDb } from '../../batch.js';
 import { notFound } from '../../errors.js';
 import { selectPage, type PageWindow } from '../../sql.js';
 import type { HookEventType } from './hook-events.js';
+import { hookColumns, type WebhookRow } from './webhooks.js';
 
 /** One delivery attempt as the delivery log shows it. */
 export interface DeliveryAttempt {
@@ -48,27 +50,51 @@ export interface NewHookTask {
 
 /**
  * Inserts the tasks in one statement; a task that already exists for its event, hook and event type (a repeated
- * fan-out) is kept as it is and not answered, so the caller enqueues deliveries only for new tasks.
+ * fan-out) is kept as it is and not answered, so the caller enqueues deliveries only for new tasks. Hooks of one
+ * format share their payload: each distinct payload is sent once.
  */
 export async function insertHookTasks(tx: Tx, tasks: NewHookTask[]): Promise<number[]> {
   if (tasks.length === 0) return [];
+  const payloads = new Map<string, number>();
+  for (const task of tasks) if (!payloads.has(task.payload)) payloads.set(task.payload, payloads.size + 1);
   const rows = await tx.query<{ id: number }>(
     `INSERT INTO hook_task (hook_id, event_id, repo_id, uuid, event_type, payload)
-     SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::uuid[], $5::text[], $6::text[])
+     SELECT t.hook_id, t.event_id, t.repo_id, t.uuid, t.event_type, p.payload
+       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::uuid[], $5::text[], $6::int[]) AS t(hook_id, event_id, repo_id, uuid, event_type, payload_no)
+       JOIN unnest($7::text[]) WITH ORDINALITY AS p(payload, no) ON p.no = t.payload_no
      ON CONFLICT (event_id, hook_id, event_type) WHERE event_id IS NOT NULL DO NOTHING
      RETURNING id::int`,
     [
-      tasks.map((t) => t.hookId), tasks.map((t) => t.eventId), tasks.map((t) => t.repoId),
-      tasks.map(() => randomUUID()), tasks.map((t) => t.eventType), tasks.map((t) => t.payload),
+      tasks.map((t) => t.hookId), tasks.map((t) => t.eventId), tasks.map((t) => t.repoId), tasks.map(() => randomUUID()),
+      tasks.map((t) => t.eventType), tasks.map((t) => payloads.get(t.payload)), [...payloads.keys()],
     ],
   );
   return rows.map((r) => r.id);
 }
 
-export async function findHookTask(db: Queryable, id: number): Promise<HookTaskRow | null> {
-  const [row] = await db.query<HookTaskRow>(`SELECT ${columns} FROM hook_task WHERE id = $1`, [id]);
-  return row ?? null;
+/** A task with the hook it goes to: what its delivery needs. */
+export interface Delivery {
+  task: HookTaskRow;
+  hook: WebhookRow;
 }
+
+/**
+ * A task and its hook, for its delivery; null when either is gone. The deliveries a worker starts together (a
+ * fan-out's batch) load theirs in one query, the hook travelling as JSON beside its task.
+ */
+export const findDelivery: (db: Queryable, taskId: number) => Promise<Delivery | null> = batchedPerDb((db: Queryable) => batched(async (taskIds: number[]) => {
+  type HookJson = Omit<WebhookRow, 'created' | 'updated'> & { created: string; updated: string };
+  const rows = await db.query<HookTaskRow & { hook: HookJson | null }>(
+    `SELECT ${columns}, (SELECT row_to_json(w) FROM (SELECT ${hookColumns} FROM webhook WHERE webhook.id = hook_task.hook_id) w) AS hook
+       FROM hook_task WHERE id = ANY($1::bigint[])`,
+    [taskIds],
+  );
+  const found = new Map<number, Delivery>();
+  for (const { hook, ...task } of rows) {
+    if (hook) found.set(task.id, { task, hook: { ...hook, created: new Date(hook.created), updated: new Date(hook.updated) } });
+  }
+  return taskIds.map((id) => found.get(id) ?? null);
+}));
 
 /** A hook's deliveries, newest first. */
 export async function listHookTasks(db: Queryable, hookId: number, page: PageWindow): Promise<{ rows: HookTaskRow[]; total: number }> {
@@ -81,19 +107,40 @@ export async function getHookTask(db: Queryable, hookId: number, id: number): Pr
   return row;
 }
 
-/** Records one attempt; a final one (a success, an answer no retry changes, a refused address) marks the task delivered. */
-export async function recordAttempt(
+interface AttemptRecord {
+  taskId: number;
+  attempt: DeliveryAttempt;
+  final: boolean;
+  refused: string | null;
+}
+
+/**
+ * Records one attempt; a final one (a success, an answer no retry changes, a refused address) marks the task delivered.
+ * Attempts that end while the previous record is written go in one statement; the hook's last status is that of its
+ * latest attempt, written only when it changes, so deliveries to one hook do not queue on its row.
+ */
+export function recordAttempt(
   db: Queryable, taskId: number, attempt: DeliveryAttempt, { final, refused = null }: { final: boolean; refused?: string | null },
 ): Promise<void> {
-  await db.query(
-    `WITH task AS (
-       UPDATE hook_task SET attempts = attempts || $2::jsonb, is_succeed = $3, refused = $4,
-         is_delivered = is_delivered OR $5, delivered = CASE WHEN $5 THEN now() ELSE delivered END
-       WHERE id = $1 RETURNING hook_id)
-     UPDATE webhook SET last_status = $6 FROM task WHERE webhook.id = task.hook_id`,
-    [taskId, JSON.stringify([attempt]), attempt.success, refused, final, attempt.success ? 1 : 2],
-  );
+  return recordAttempts(db, { taskId, attempt, final, refused });
 }
+
+const recordAttempts = batchedPerDb((db: Queryable) => batched(async (records: AttemptRecord[]) => {
+  await db.query(
+    `WITH input AS (
+       SELECT (r->>'taskId')::bigint AS task_id, r->'attempt' AS attempt, (r->>'final')::boolean AS final, r->>'refused' AS refused, n
+         FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(r, n)),
+     task AS (
+       UPDATE hook_task t SET attempts = t.attempts || jsonb_build_array(i.attempt), is_succeed = (i.attempt->>'success')::boolean,
+         refused = i.refused, is_delivered = t.is_delivered OR i.final, delivered = CASE WHEN i.final THEN now() ELSE t.delivered END
+       FROM input i WHERE t.id = i.task_id
+       RETURNING t.hook_id, i.n, (i.attempt->>'success')::boolean AS success),
+     latest AS (SELECT DISTINCT ON (hook_id) hook_id, CASE WHEN success THEN 1 ELSE 2 END AS status FROM task ORDER BY hook_id, n DESC)
+     UPDATE webhook SET last_status = latest.status FROM latest WHERE webhook.id = latest.hook_id AND webhook.last_status <> latest.status`,
+    [JSON.stringify(records)],
+  );
+  return records.map(() => undefined);
+}, (record) => record.taskId));
 
 /**
  * One `webhook-delivery` job per task, inserted in one statement. A job expires (and goes to another worker) a

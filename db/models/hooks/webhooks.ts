@@ -54,7 +54,7 @@ export interface HookEdit {
   authorization_header?: string;
 }
 
-const columns = `id::int, repo_id::int, owner_id::int, is_system, type, url, http_method, content_type, secret_sealed, authorization_sealed,
+export const hookColumns = `id::int, repo_id::int, owner_id::int, is_system, type, url, http_method, content_type, secret_sealed, authorization_sealed,
   meta, push_only, send_everything, choose_events, events, branch_filter, is_active, last_status, created, updated`;
 
 function levelWhere(level: HookLevel, first: number): { sql: string; params: unknown[] } {
@@ -65,25 +65,20 @@ function levelWhere(level: HookLevel, first: number): { sql: string; params: unk
 
 export async function listHooks(db: Queryable, level: HookLevel, page?: PageWindow): Promise<{ rows: WebhookRow[]; total: number }> {
   const where = levelWhere(level, 1);
-  return selectPage<WebhookRow>(db, { select: columns, from: `webhook WHERE ${where.sql}`, params: where.params, orderBy: 'id', page });
+  return selectPage<WebhookRow>(db, { select: hookColumns, from: `webhook WHERE ${where.sql}`, params: where.params, orderBy: 'id', page });
 }
 
 export async function getHook(db: Queryable, level: HookLevel, id: number): Promise<WebhookRow> {
   const where = levelWhere(level, 2);
-  const [row] = await db.query<WebhookRow>(`SELECT ${columns} FROM webhook WHERE id = $1 AND ${where.sql}`, [id, ...where.params]);
+  const [row] = await db.query<WebhookRow>(`SELECT ${hookColumns} FROM webhook WHERE id = $1 AND ${where.sql}`, [id, ...where.params]);
   if (!row) throw notFound('webhook');
   return row;
-}
-
-export async function findHookById(db: Queryable, id: number): Promise<WebhookRow | null> {
-  const [row] = await db.query<WebhookRow>(`SELECT ${columns} FROM webhook WHERE id = $1`, [id]);
-  return row ?? null;
 }
 
 /** The active hooks an event of this repository reaches: its own, its owner's, and the system's. */
 export async function activeHooksFor(db: Queryable, repo: { id: number; owner_id: number } | null, ownerId: number | null): Promise<WebhookRow[]> {
   return db.query<WebhookRow>(
-    `SELECT ${columns} FROM webhook WHERE is_active AND (is_system OR ($1::bigint IS NOT NULL AND repo_id = $1) OR ($2::bigint IS NOT NULL AND owner_id = $2)) ORDER BY id`,
+    `SELECT ${hookColumns} FROM webhook WHERE is_active AND (is_system OR ($1::bigint IS NOT NULL AND repo_id = $1) OR ($2::bigint IS NOT NULL AND owner_id = $2)) ORDER BY id`,
     [repo?.id ?? null, repo?.owner_id ?? ownerId],
   );
 }
@@ -189,7 +184,7 @@ export async function createHook(tx: Tx, secretKey: string, level: HookLevel, in
   const [row] = await tx.query<WebhookRow>(
     `INSERT INTO webhook (repo_id, owner_id, is_system, type, url, content_type, secret_sealed, authorization_sealed, meta,
        choose_events, events, branch_filter, is_active)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10, $11, $12) RETURNING ${columns}`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, true, $10, $11, $12) RETURNING ${hookColumns}`,
     [
       'repoId' in level ? level.repoId : null, 'ownerId' in level ? level.ownerId : null, 'system' in level,
       input.type, input.config.url, input.config.content_type, seal(secretKey, input.config.secret),
@@ -215,7 +210,7 @@ export async function editHook(tx: Tx, secretKey: string, hook: WebhookRow, edit
   const [row] = await tx.query<WebhookRow>(
     `UPDATE webhook SET url = $2, content_type = $3, secret_sealed = $4, authorization_sealed = $5, meta = $6, push_only = false,
        send_everything = false, choose_events = true, events = $7, branch_filter = $8, is_active = $9, updated = now()
-     WHERE id = $1 RETURNING ${columns}`,
+     WHERE id = $1 RETURNING ${hookColumns}`,
     [hook.id, url, contentType, secret, authorization, JSON.stringify(meta), events, branchFilter, edit.active ?? hook.is_active],
   );
   return row;

@@ -1,0 +1,159 @@
+import test, { type ExecutionContext } from 'ava';
+import type PgBoss from 'pg-boss';
+import { pino } from 'pino';
+import { claimJobs } from '../../jobs/lost-jobs.js';
+import { startJobRunner, type JobRunner } from '../../workers/job-runner.js';
+import { startHearth, type TestHearth } from '../helpers/hearth.js';
+
+const queue = 'runner-test';
+const log = pino({ level: 'silent' });
+
+/** A promise a test resolves when it wants: what a held job waits for. */
+function hold(): { done: Promise<void>; release(): void } {
+  let release!: () => void;
+  const done = new Promise<void>((resolve) => (release = resolve));
+  return { done, release };
+}
+
+async function states(hearth: TestHearth): Promise<Map<string, { state: string; output: unknown }>> {
+  const rows = await hearth.store.db.query<{ key: string; state: string; output: unknown }>(
+    `SELECT data->>'key' AS key, state::text, output FROM pgboss.job WHERE name = $1`, [queue],
+  );
+  return new Map(rows.map((row) => [row.key, { state: row.state, output: row.output }]));
+}
+
+async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string): Promise<T> {
+  for (const deadline = Date.now() + 15_000; ;) {
+    const value = await read();
+    if (ok(value)) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value, (_, v) => (v instanceof Map ? [...v] : v))}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** pg-boss with its fetches counted (the sizes of the batches they brought), nothing else changed. */
+function countingFetches(boss: PgBoss): { boss: PgBoss; batches: number[] } {
+  const batches: number[] = [];
+  const counted = new Proxy(boss, {
+    get(target, name, receiver) {
+      if (name !== 'fetch') return Reflect.get(target, name, receiver);
+      return async (...args: Parameters<PgBoss['fetch']>) => {
+        const jobs = await (target.fetch as (...a: unknown[]) => Promise<unknown[]>).apply(target, args);
+        if (jobs.length > 0) batches.push(jobs.length);
+        return jobs;
+      };
+    },
+  });
+  return { boss: counted, batches };
+}
+
+async function setUp(t: ExecutionContext, queueOptions: Omit<PgBoss.Queue, 'name'> = { retryLimit: 0 }): Promise<TestHearth> {
+  const hearth = await startHearth(t);
+  await hearth.store.boss.createQueue(queue, { name: queue, ...queueOptions });
+  return hearth;
+}
+
+test('jobs are fetched as many at once as there are free slots, each settles alone: a slow one holds only its slot, a failing one fails alone', async (t) => {
+  const hearth = await setUp(t);
+  const slow = hold();
+  let started!: () => void;
+  const slowStarted = new Promise<void>((resolve) => (started = resolve));
+  let running = 0;
+  let most = 0;
+  await hearth.store.boss.insert([
+    { name: queue, data: { key: 'slow' } },
+    ...Array.from({ length: 8 }, (_, i) => ({ name: queue, data: { key: `quick-${i}` } })),
+    { name: queue, data: { key: 'broken' } },
+  ]);
+  const { boss, batches } = countingFetches(hearth.store.boss);
+  const runner: JobRunner = startJobRunner({
+    boss, queue, concurrency: 4, pollingMs: 60_000, log,
+    claim: (ids) => claimJobs(hearth.store.boss, queue, ids, 4242),
+    async handle(job) {
+      running++;
+      most = Math.max(most, running);
+      try {
+        const { key } = job.data as { key: string };
+        if (key === 'slow') {
+          started();
+          await slow.done;
+        }
+        if (key === 'broken') throw new Error('this job cannot be done');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        return key === 'slow' ? 'late' : 'done';
+      } finally {
+        running--;
+      }
+    },
+  });
+  t.teardown(() => runner.stop(0));
+  runner.wake();
+  await slowStarted;
+
+  const settled = await until(() => states(hearth), (s) => [...s].filter(([key, row]) => key !== 'slow' && row.state !== 'active' && row.state !== 'created').length === 9, 'nine settled jobs');
+  t.is(settled.get('slow')!.state, 'active', 'the slow job still runs while the nine others settled');
+  t.deepEqual(settled.get('slow')!.output, { hearthWorker: 4242 }, 'a fetched job is claimed by its worker');
+  t.is(settled.get('broken')!.state, 'failed');
+  for (let i = 0; i < 8; i++) t.deepEqual(settled.get(`quick-${i}`), { state: 'completed', output: { value: 'done' } });
+  t.true(most <= 4, `at most four at once (saw ${most})`);
+  t.is(batches[0], 4, 'the first fetch brought a job for every slot');
+  t.true(batches.length < 10, `fewer fetches than jobs (${batches.join(', ')})`);
+
+  slow.release();
+  const done = await until(() => states(hearth), (s) => s.get('slow')!.state === 'completed', 'the slow job');
+  t.deepEqual(done.get('slow')!.output, { value: 'late' });
+});
+
+test('stop waits for the running job and its completion, then fetches nothing more', async (t) => {
+  const hearth = await setUp(t);
+  const held = hold();
+  let started!: () => void;
+  const heldStarted = new Promise<void>((resolve) => (started = resolve));
+  const runner = startJobRunner({
+    boss: hearth.store.boss, queue, concurrency: 2, pollingMs: 100, log,
+    claim: async () => undefined,
+    async handle(job) {
+      if ((job.data as { key: string }).key === 'held') {
+        started();
+        await held.done;
+      }
+      return 'done';
+    },
+  });
+  await hearth.store.boss.send(queue, { key: 'held' });
+  runner.wake();
+  await heldStarted;
+  let stopped = false;
+  const stopping = runner.stop(15_000).then(() => (stopped = true));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.false(stopped, 'stop waits while a job runs');
+  held.release();
+  await stopping;
+  t.is((await states(hearth)).get('held')!.state, 'completed', 'the completion is written before stop answers');
+
+  await hearth.store.boss.send(queue, { key: 'after' });
+  runner.wake();
+  await new Promise((resolve) => setTimeout(resolve, 400));
+  t.is((await states(hearth)).get('after')!.state, 'created', 'a stopped runner fetches nothing, neither woken nor polling');
+});
+
+test('a handler that outlives its job expiry fails the job and frees its slot for the next one', async (t) => {
+  const hearth = await setUp(t, { retryLimit: 0, expireInSeconds: 1 });
+  const never = hold();
+  t.teardown(() => never.release());
+  const runner = startJobRunner({
+    boss: hearth.store.boss, queue, concurrency: 1, pollingMs: 60_000, log,
+    claim: async () => undefined,
+    async handle(job) {
+      if ((job.data as { key: string }).key === 'stuck') await never.done;
+      return 'done';
+    },
+  });
+  t.teardown(() => runner.stop(0));
+  await hearth.store.boss.send(queue, { key: 'stuck' });
+  await hearth.store.boss.send(queue, { key: 'next' }, { startAfter: 0 });
+  runner.wake();
+  const settled = await until(() => states(hearth), (s) => s.get('next')?.state === 'completed', 'the next job');
+  t.is(settled.get('stuck')!.state, 'failed');
+  t.regex(JSON.stringify(settled.get('stuck')!.output), /handler execution exceeded 1000ms/);
+});

@@ -1,0 +1,157 @@
+import type PgBoss from 'pg-boss';
+import type { Logger } from 'pino';
+import { completeJobs } from '../jobs/queue.js';
+
+export interface JobRunnerOptions {
+  boss: PgBoss;
+  queue: string;
+  /** Jobs of the queue running at once in this process. */
+  concurrency: number;
+  /** A fetch this often without a wake-up: a retry whose delay runs out inserts nothing that would wake us. */
+  pollingMs: number;
+  /** Marks freshly fetched jobs as this process's (jobs/lost-jobs.ts), in one statement. */
+  claim(ids: string[]): Promise<void>;
+  /** Runs one job; what it answers is stored as the job's output, a throw fails the job (pg-boss retries it). */
+  handle(job: PgBoss.Job<unknown>): Promise<string>;
+  log: Logger;
+}
+
+export interface JobRunner {
+  /** Fetches at once if a slot is free (a job was inserted, or one finished). */
+  wake(): void;
+  /** Stops fetching and waits up to `graceMs` for the running jobs and their completions. */
+  stop(graceMs: number): Promise<void>;
+}
+
+/**
+ * Runs one queue's jobs, each on its own, at most `concurrency` at once: every free slot is filled by one fetch of
+ * as many jobs as there are free slots (one statement for a whole fan-out), each job runs and settles alone (a slow
+ * one holds only its own slot), and a finished job frees its slot and fetches again. Completions are written in
+ * batches: those that finish while one completion statement runs go in the next.
+ */
+export function startJobRunner(options: JobRunnerOptions): JobRunner {
+  const { boss, queue, concurrency, log } = options;
+  let running = 0;
+  let stopping = false;
+  /** A wake-up came (or a full batch was fetched) since the last fetch began. */
+  let wanted = false;
+  let fetching: Promise<void> | null = null;
+  const idle = new Set<() => void>();
+  const completions = completionWriter(boss, queue, log);
+
+  const fill = async (): Promise<void> => {
+    while (wanted && !stopping) {
+      wanted = false;
+      const free = concurrency - running;
+      // a finishing job wakes the runner again
+      if (free <= 0) return;
+      const fetched = await boss.fetch<unknown>(queue, { batchSize: free });
+      if (fetched.length === 0) continue;
+      if (fetched.length === free) wanted = true;
+      await options.claim(fetched.map((job) => job.id)).catch((error: unknown) => log.warn({ queue, error: String(error) }, 'claiming fetched jobs failed'));
+      for (const job of fetched) run(job);
+    }
+  };
+
+  const wake = (): void => {
+    wanted = true;
+    if (fetching || stopping) return;
+    fetching = fill()
+      .catch((error: unknown) => {
+        wanted = false;
+        log.warn({ queue, error: String(error) }, 'fetching jobs failed; the next poll tries again');
+      })
+      .finally(() => {
+        fetching = null;
+        if (wanted) wake();
+      });
+  };
+
+  const settle = async (job: PgBoss.Job<unknown>): Promise<void> => {
+    let outcome: string;
+    try {
+      outcome = await withinSeconds(options.handle(job), job.expireInSeconds);
+    } catch (error) {
+      await boss.fail(queue, job.id, error as object).catch((failed: unknown) => log.warn({ queue, job: job.id, error: String(failed) }, 'failing a job failed'));
+      return;
+    }
+    completions.add(job.id, outcome);
+  };
+
+  const run = (job: PgBoss.Job<unknown>): void => {
+    running++;
+    void settle(job).finally(() => {
+      running--;
+      if (running === 0) for (const resolve of idle) resolve();
+      wake();
+    });
+  };
+
+  const poller = setInterval(wake, options.pollingMs);
+  poller.unref();
+  return {
+    wake,
+    async stop(graceMs) {
+      stopping = true;
+      clearInterval(poller);
+      // jobs a fetch under way brings are run and waited for like the others
+      await fetching;
+      if (running > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          idle.add(resolve);
+          timer = setTimeout(resolve, graceMs);
+        });
+        clearTimeout(timer);
+      }
+      await completions.written();
+    },
+  };
+}
+
+/** pg-boss's own rule for a handler: one that outlives its job's expiry fails, so the job can run again. */
+async function withinSeconds<T>(work: Promise<T>, seconds: number): Promise<T> {
+  // pg returns the expiry (an EXTRACT) as a numeric string
+  const ms = Math.max(1, Number(seconds)) * 1000;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`handler execution exceeded ${ms}ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Completes jobs with their outcome as output, one statement per outcome for all that finished meanwhile. */
+function completionWriter(boss: PgBoss, queue: string, log: Logger): { add(id: string, outcome: string): void; written(): Promise<void> } {
+  const pending = new Map<string, string[]>();
+  let writing: Promise<void> | null = null;
+  const write = async (): Promise<void> => {
+    const batches = [...pending];
+    pending.clear();
+    for (const [outcome, ids] of batches) {
+      // a job left active is run again by the lost-job sweep or at its expiry; its actor is idempotent
+      await completeJobs(boss, queue, ids, { value: outcome }).catch((error: unknown) => log.warn({ queue, jobs: ids, error: String(error) }, 'completing jobs failed'));
+    }
+  };
+  const start = (): void => {
+    if (writing || pending.size === 0) return;
+    writing = write().finally(() => {
+      writing = null;
+      start();
+    });
+  };
+  return {
+    add(id, outcome) {
+      const ids = pending.get(outcome);
+      if (ids) ids.push(id);
+      else pending.set(outcome, [id]);
+      start();
+    },
+    async written() {
+      while (writing) await writing;
+    },
+  };
+}
