@@ -63,11 +63,14 @@ async function main(): Promise<number> {
     });
     return await new Promise<number>((resolve) => ava.on('exit', (code) => resolve(code ?? 1)));
   } finally {
-    const leftovers = await admin.query<{ datname: string }>(
-      `SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`,
-      [`hearth_t_${process.pid}\\_%`, template],
-    );
-    for (const { datname } of leftovers.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    // the embedded cluster goes whole with its directory; a server of the developer's keeps nothing of ours
+    if (!embedded) {
+      const leftovers = await admin.query<{ datname: string }>(
+        `SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`,
+        [`hearth_t_${process.pid}\\_%`, template],
+      );
+      for (const { datname } of leftovers.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    }
     await admin.end();
     if (embedded) await embedded.stop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
