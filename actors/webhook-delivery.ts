@@ -129,7 +129,7 @@ export const webhookDelivery: Actor<'webhook-delivery'> = {
         started: started.toISOString(), duration_ms: 0, request: { url: hook.url, method: 'PUT', headers: {}, body: task.payload },
         response: null, error: `Delivery: ${thrown.message}`, success: false,
       };
-      await recordAttempt(db, task.id, attempt, { final: true });
+      await recordAttempt(db, task, attempt, { final: true });
       return 'skipped';
     }
     const attempt: DeliveryAttempt = {
@@ -150,7 +150,7 @@ export const webhookDelivery: Actor<'webhook-delivery'> = {
       };
       if (redirects.length) attempt.redirects = redirects;
       attempt.success = response.statusCode >= 200 && response.statusCode < 300;
-      await recordAttempt(db, task.id, attempt, { final: attempt.success || response.statusCode < 500 });
+      await recordAttempt(db, task, attempt, { final: attempt.success || response.statusCode < 500 });
       if (response.statusCode >= 500) throw new DeliveryFailed(`receiver answered ${response.statusCode}`);
       return attempt.success ? 'done' : 'skipped';
     } catch (thrown) {
@@ -160,7 +160,7 @@ export const webhookDelivery: Actor<'webhook-delivery'> = {
       attempt.duration_ms = Date.now() - started.getTime();
       attempt.error = `Delivery: ${error.message}`;
       const final = refused !== null || error instanceof UndeliverableError;
-      await recordAttempt(db, task.id, attempt, { final, refused });
+      await recordAttempt(db, task, attempt, { final, refused });
       if (refused) {
         log.warn({ task: task.id, hook: hook.id }, refused);
         return 'skipped';

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import type PgBoss from 'pg-boss';
 import type pg from 'pg';
 import { migrations } from './migrations/index.js';
 import type { JobTx } from '../jobs/queue.js';
+import { statementNames } from '../jobs/prepared-db.js';
 
 export function createDataSource(url: string, applicationName = 'hearth'): DataSource {
   return new DataSource({
@@ -58,23 +58,6 @@ export interface Store {
   ds: DataSource;
   db: Queryable;
   boss: PgBoss;
-}
-
-/**
- * Statements prepared once per connection, named by their text, so PostgreSQL parses and plans them once rather than
- * on every execution. Texts past the first 2,000 a process meets run unnamed, so a query built with varying text
- * (an IN list spelled out, a column list) cannot grow every connection's statements without bound.
- */
-function statementNames(): (sql: string) => string | undefined {
-  const names = new Map<string, string>();
-  return (sql) => {
-    let name = names.get(sql);
-    if (!name && names.size < 2_000) {
-      name = `h${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
-      names.set(sql, name);
-    }
-    return name;
-  };
 }
 
 const nameOf = statementNames();

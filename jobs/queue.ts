@@ -1,5 +1,6 @@
 import PgBoss from 'pg-boss';
 import pg from 'pg';
+import { PreparedBossDb } from './prepared-db.js';
 import { jobs, jobNames, type JobName, type PayloadOf, type JobDefinition } from './catalogue.js';
 
 /** The part of a transaction that enqueueing needs: the queue, and an executor on the transaction's connection. */
@@ -17,21 +18,24 @@ export interface QueueOptions {
 }
 
 export function createQueue({ connectionString, role }: QueueOptions): PgBoss {
-  const options: PgBoss.ConstructorOptions & { options?: string } = {
-    connectionString,
-    // a worker fetches, claims and completes the jobs of every queue through this pool
-    max: role === 'web' ? 2 : 10,
+  return new PgBoss({
+    db: new PreparedBossDb({
+      connectionString,
+      // a worker fetches, claims and completes the jobs of every queue through this pool
+      max: role === 'web' ? 2 : 10,
+      application_name: `hearth-${role}-boss`,
+      // A worker's bookkeeping (fetch, claim, complete, fail, maintenance) commits without waiting for the WAL flush
+      // (a flush costs milliseconds here, several per job). A crash of PostgreSQL itself may forget its last fraction
+      // of a second, never half of it: those jobs then run again, which actors allow (idempotent; a delivery repeats
+      // with the same delivery id). Jobs enqueued inside a caller's transaction keep that transaction's durability.
+      // The job table is partitioned by queue: a custom plan (PostgreSQL's choice for it) is made again for every
+      // execution, while the generic plan prunes the partitions when it runs.
+      options: `-c plan_cache_mode=force_generic_plan${role === 'worker' ? ' -c synchronous_commit=off' : ''}`,
+    }),
     supervise: role === 'worker',
     schedule: role === 'worker',
     migrate: true,
-    application_name: `hearth-${role}-boss`,
-  };
-  // A worker's bookkeeping (fetch, claim, complete, fail, maintenance) commits without waiting for the WAL flush
-  // (a flush costs milliseconds here, several per job). A crash of PostgreSQL itself may forget its last fraction
-  // of a second, never half of it: those jobs then run again, which actors allow (idempotent; a delivery repeats
-  // with the same delivery id). Jobs enqueued inside a caller's transaction keep that transaction's durability.
-  if (role === 'worker') options.options = '-c synchronous_commit=off';
-  return new PgBoss(options);
+  });
 }
 
 const setupLock = 7_302_002;

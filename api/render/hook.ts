@@ -1,5 +1,5 @@
 import { eventHeader, eventsOf } from '../../db/models/hooks/hook-events.js';
-import type { HookTaskRow } from '../../db/models/hooks/hook-tasks.js';
+import { sentRequest, type HookTaskRow } from '../../db/models/hooks/hook-tasks.js';
 import type { WebhookRow } from '../../db/models/hooks/webhooks.js';
 import { iso } from './time.js';
 
@@ -64,7 +64,7 @@ export function renderHookDelivery(task: HookTaskRow): ApiHookDelivery {
     created_at: iso(task.created),
     delivered_at: task.delivered ? iso(task.delivered) : null,
     duration_ms: last?.duration_ms ?? null,
-    request: last?.request ?? null,
+    request: last ? sentRequest(task, last) : null,
     response: last?.response ?? null,
     error: last?.error ?? null,
   };

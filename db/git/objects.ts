@@ -297,6 +297,19 @@ export class ObjectReader {
     }
     return verifyRev(this.dir, rev);
   }
+
+  /**
+   * What `git rev-parse --verify rev^{commit}` (or `^{tree}`) answers, or null. A ref or an object id is resolved and
+   * peeled in-process where the repository is read so: spawning git from a large server process blocks its event loop.
+   */
+  async resolvePeeled(rev: string, type: 'commit' | 'tree'): Promise<string | null> {
+    const simple = isFullOid(rev, this.format) || isValidRefPattern(rev);
+    if (!simple || !(await this.readsInProcess())) return verifyRev(this.dir, `${rev}^{${type}}`);
+    const oid = await this.resolve(rev);
+    const found = oid ? await this.peel(oid) : null;
+    if (found?.type === type) return found.oid;
+    return type === 'tree' && found?.type === 'commit' ? parseCommit(found.oid, found.data).tree : null;
+  }
 }
 
 /** `git rev-parse --verify` of one revision (`main`, `v1^{commit}`, `HEAD~2`): the object id it names, or null. */

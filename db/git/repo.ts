@@ -1,7 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { readCommitAsHead, readHeads, splitRecords, type CommitFieldsCache, type HeadCommit } from './commit-fields.js';
-import { verifyRev, zeroOid, type EntryType, type ObjectFormat } from './objects.js';
+import { zeroOid, type EntryType, type ObjectFormat } from './objects.js';
 import { GitReader } from './read.js';
 import { fetchMirrorRefs, pushMirrorRefs, readMirrorRefs, readRemoteHeadBranch, type RemoteAccess } from './remote.js';
 import { gitOk, runGit } from './run.js';
@@ -100,7 +100,7 @@ export class GitRepo extends GitReader {
 
   /** The commit (or tree) a revision names, as `git rev-parse --verify` peels it, or null. */
   resolve(rev: string, peel: 'commit' | 'tree' = 'commit'): Promise<string | null> {
-    return verifyRev(this.dir, `${rev}^{${peel}}`);
+    return this.objects.resolvePeeled(rev, peel);
   }
 
   /** The branch HEAD names, or null when HEAD is detached or names no branch. */

@@ -11,7 +11,8 @@ import { hookColumns, type WebhookRow } from './webhooks.js';
 export interface DeliveryAttempt {
   started: string;
   duration_ms: number;
-  request: { url: string; method: string; headers: Record<string, string>; body: string };
+  /** `body` is left out when it is the task's payload as rendered (most hooks): the payload is not stored twice. */
+  request: { url: string; method: string; headers: Record<string, string>; body?: string };
   response: { status: number; headers: Record<string, string>; body: string } | null;
   /** A network error, a timeout or a refused address. */
   error: string | null;
@@ -120,9 +121,16 @@ interface AttemptRecord {
  * latest attempt, written only when it changes, so deliveries to one hook do not queue on its row.
  */
 export function recordAttempt(
-  db: Queryable, taskId: number, attempt: DeliveryAttempt, { final, refused = null }: { final: boolean; refused?: string | null },
+  db: Queryable, task: Pick<HookTaskRow, 'id' | 'payload'>, attempt: DeliveryAttempt, { final, refused = null }: { final: boolean; refused?: string | null },
 ): Promise<void> {
-  return recordAttempts(db, { taskId, attempt, final, refused });
+  const { body, ...request } = attempt.request;
+  const stored = body === task.payload ? { ...attempt, request } : attempt;
+  return recordAttempts(db, { taskId: task.id, attempt: stored, final, refused });
+}
+
+/** An attempt's request as it was sent: its body, when not stored, is the task's payload. */
+export function sentRequest(task: Pick<HookTaskRow, 'payload'>, attempt: DeliveryAttempt): Required<DeliveryAttempt['request']> {
+  return { ...attempt.request, body: attempt.request.body ?? task.payload };
 }
 
 const recordAttempts = batchedPerDb((db: Queryable) => batched(async (records: AttemptRecord[]) => {

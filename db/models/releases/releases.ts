@@ -254,7 +254,8 @@ async function tagRelease(tx: Tx, repoGit: GitRepo, repo: RepoRow, doer: UserRow
     sha = commit;
     createdTag = true;
   }
-  const numCommits = sha === row.sha1 ? row.num_commits : await repoGit.count({ rev: sha });
+  if (!createdTag && sha === row.sha1) return { row, createdTag };
+  const numCommits = await repoGit.count({ rev: sha });
   const [updated] = await tx.query<ReleaseRow>(
     `UPDATE release SET sha1 = $2, num_commits = $3, created = CASE WHEN $4 THEN now() ELSE created END WHERE id = $1 RETURNING *`,
     [row.id, sha, numCommits, createdTag],
