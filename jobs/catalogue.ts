@@ -5,7 +5,8 @@ import type PgBoss from 'pg-boss';
 export interface JobDefinition<P> {
   name: string;
   payload: z.ZodType<P>;
-  queue: Omit<PgBoss.Queue, 'name'>;
+  /** Standard or short policy only: the job runner's fetch (jobs/lost-jobs.ts fetchClaimed) does not gate by key. */
+  queue: Omit<PgBoss.Queue, 'name' | 'policy'> & { policy?: 'standard' | 'short' };
   /** Jobs that must not overlap for one subject share a singleton key. */
   singletonKey?: (payload: P) => string;
   /** Parallel handlers per worker process. */

@@ -6,7 +6,7 @@ import pg from 'pg';
  * Jobs left `active` by a worker process that died (kill -9, out of memory) run again within seconds instead of
  * after their expiry. Each worker process holds a session advisory lock (LOCK_SPACE, its id) on a connection of
  * its own for as long as it lives: PostgreSQL releases it the moment that connection closes, so "the lock is
- * held" is "the worker is alive", on any host. A handler records its worker id in the job's `output` column
+ * held" is "the worker is alive", on any host. A worker records its id in the job's `output` column as it fetches the job
  * (pg-boss does not read it while the job is active and overwrites it on completion or failure). A sweep,
  * at every worker's start and every few seconds after, puts the active jobs whose worker holds no lock back in
  * their queue at once; a lost run counts as an attempt, so a job that kills its worker every time ends failed
@@ -43,12 +43,28 @@ export function workerAlive(workerId: string): string {
        AND l.classid = ${lockSpace}::oid AND l.objid = (${workerId})::bigint::oid)`;
 }
 
-/** Marks active jobs of one queue as run by this worker, in one statement. */
-export async function claimJobs(boss: PgBoss, name: string, jobIds: string[], workerId: number): Promise<void> {
-  await boss.getDb().executeSql(
-    `UPDATE pgboss.job SET output = jsonb_build_object('hearthWorker', $3::int) WHERE name = $1 AND id = ANY($2::uuid[]) AND state = 'active'`,
-    [name, jobIds, workerId],
+/**
+ * pg-boss's fetch that also marks the jobs as this worker's in the same statement (one row version per job, not two):
+ * up to `batchSize` jobs of the queue whose start time has come, by priority then age, made active. Every catalogued
+ * queue has the standard or short policy (jobs/catalogue.ts), which pg-boss fetches this way; it gates singleton and
+ * stately queues by key, which this does not.
+ */
+export async function fetchClaimed(boss: PgBoss, name: string, batchSize: number, workerId: number): Promise<Array<PgBoss.Job<unknown>>> {
+  const { rows } = await boss.getDb().executeSql(
+    `WITH next AS (
+       SELECT id FROM pgboss.job
+        WHERE name = $1 AND state < 'active' AND start_after < now()
+        ORDER BY priority DESC, created_on, id
+        LIMIT $2
+        FOR UPDATE SKIP LOCKED)
+     UPDATE pgboss.job j SET state = 'active', started_on = now(),
+       retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END,
+       output = jsonb_build_object('hearthWorker', $3::int)
+       FROM next WHERE j.name = $1 AND j.id = next.id
+     RETURNING j.id, j.name, j.data, EXTRACT(epoch FROM j.expire_in) AS "expireInSeconds"`,
+    [name, batchSize, workerId],
   );
+  return rows as Array<PgBoss.Job<unknown>>;
 }
 
 /**

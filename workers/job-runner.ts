@@ -9,8 +9,8 @@ export interface JobRunnerOptions {
   concurrency: number;
   /** A fetch this often without a wake-up: a retry whose delay runs out inserts nothing that would wake us. */
   pollingMs: number;
-  /** Marks freshly fetched jobs as this process's (jobs/lost-jobs.ts), in one statement. */
-  claim(ids: string[]): Promise<void>;
+  /** Fetches up to `batchSize` jobs of the queue and marks them as this process's (jobs/lost-jobs.ts fetchClaimed). */
+  fetch(batchSize: number): Promise<Array<PgBoss.Job<unknown>>>;
   /** Runs one job; what it answers is stored as the job's output, a throw fails the job (pg-boss retries it). */
   handle(job: PgBoss.Job<unknown>): Promise<string>;
   log: Logger;
@@ -25,9 +25,9 @@ export interface JobRunner {
 
 /**
  * Runs one queue's jobs, each on its own, at most `concurrency` at once: every free slot is filled by one fetch of
- * as many jobs as there are free slots (one statement for a whole fan-out), each job runs and settles alone (a slow
- * one holds only its own slot), and a finished job frees its slot and fetches again. Completions are written in
- * batches: those that finish while one completion statement runs go in the next.
+ * as many jobs as there are free slots (one statement for a whole fan-out), and each job runs and settles alone (a slow
+ * one holds only its own slot). A finished job fetches again only when jobs may be waiting: the last fetch filled
+ * every slot, or a wake-up came while none was free. Completions are written in batches, a few milliseconds apart.
  */
 export function startJobRunner(options: JobRunnerOptions): JobRunner {
   const { boss, queue, concurrency, log } = options;
@@ -35,6 +35,8 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
   let stopping = false;
   /** A wake-up came (or a full batch was fetched) since the last fetch began. */
   let wanted = false;
+  /** Jobs may be waiting that no fetch took: the last one filled every slot, or a wake-up found no slot free. */
+  let backlog = false;
   let fetching: Promise<void> | null = null;
   const idle = new Set<() => void>();
   const completions = completionWriter(boss, queue, log);
@@ -44,11 +46,13 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       wanted = false;
       const free = concurrency - running;
       // a finishing job wakes the runner again
-      if (free <= 0) return;
-      const fetched = await boss.fetch<unknown>(queue, { batchSize: free });
-      if (fetched.length === 0) continue;
+      if (free <= 0) {
+        backlog = true;
+        return;
+      }
+      backlog = false;
+      const fetched = await options.fetch(free);
       if (fetched.length === free) wanted = true;
-      await options.claim(fetched.map((job) => job.id)).catch((error: unknown) => log.warn({ queue, error: String(error) }, 'claiming fetched jobs failed'));
       for (const job of fetched) run(job);
     }
   };
@@ -83,7 +87,7 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     void settle(job).finally(() => {
       running--;
       if (running === 0) for (const resolve of idle) resolve();
-      wake();
+      if (backlog) wake();
     });
   };
 
@@ -124,10 +128,17 @@ async function withinSeconds<T>(work: Promise<T>, seconds: number): Promise<T> {
   }
 }
 
+/**
+ * How long a finished job's completion waits for others to share its statement. A job that has finished is only
+ * recorded late: a worker killed meanwhile leaves it active, and it runs again (actors are idempotent).
+ */
+const completionLingerMs = 10;
+
 /** Completes jobs with their outcome as output, one statement per outcome for all that finished meanwhile. */
 function completionWriter(boss: PgBoss, queue: string, log: Logger): { add(id: string, outcome: string): void; written(): Promise<void> } {
   const pending = new Map<string, string[]>();
   let writing: Promise<void> | null = null;
+  let lingering: NodeJS.Timeout | null = null;
   const write = async (): Promise<void> => {
     const batches = [...pending];
     pending.clear();
@@ -136,22 +147,32 @@ function completionWriter(boss: PgBoss, queue: string, log: Logger): { add(id: s
       await completeJobs(boss, queue, ids, { value: outcome }).catch((error: unknown) => log.warn({ queue, jobs: ids, error: String(error) }, 'completing jobs failed'));
     }
   };
-  const start = (): void => {
+  const writeNow = (): void => {
+    if (lingering) clearTimeout(lingering);
+    lingering = null;
     if (writing || pending.size === 0) return;
     writing = write().finally(() => {
       writing = null;
-      start();
+      writeSoon();
     });
+  };
+  const writeSoon = (): void => {
+    if (writing || lingering || pending.size === 0) return;
+    lingering = setTimeout(writeNow, completionLingerMs);
   };
   return {
     add(id, outcome) {
       const ids = pending.get(outcome);
       if (ids) ids.push(id);
       else pending.set(outcome, [id]);
-      start();
+      writeSoon();
     },
     async written() {
-      while (writing) await writing;
+      writeNow();
+      while (writing) {
+        await writing;
+        writeNow();
+      }
     },
   };
 }

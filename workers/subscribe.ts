@@ -6,7 +6,7 @@ import type { Store } from '../db/data-source.js';
 import { buildServices } from '../db/services.js';
 import { jobs, jobNames, type JobName } from '../jobs/catalogue.js';
 import { forbidRetry, listenForJobs } from '../jobs/queue.js';
-import { claimJobs, recoverLostJobs, registerWorker, sweepIntervalMs } from '../jobs/lost-jobs.js';
+import { fetchClaimed, recoverLostJobs, registerWorker, sweepIntervalMs } from '../jobs/lost-jobs.js';
 import { StartupError } from '../db/process/startup.js';
 import { startJobRunner, type JobRunner } from './job-runner.js';
 
@@ -64,7 +64,7 @@ export async function subscribe(actors: Actor[], processDeps: ActorDeps, connect
       concurrency: definition.concurrency,
       pollingMs: 2_000,
       log: deps.log,
-      claim: (ids) => claimJobs(deps.boss, actor.job, ids, registration.id),
+      fetch: (batchSize) => fetchClaimed(deps.boss, actor.job, batchSize, registration.id),
       async handle(job) {
         const payload = definition.payload.safeParse(job.data);
         if (!payload.success) {

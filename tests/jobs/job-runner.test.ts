@@ -1,7 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import type PgBoss from 'pg-boss';
 import { pino } from 'pino';
-import { claimJobs } from '../../jobs/lost-jobs.js';
+import { fetchClaimed } from '../../jobs/lost-jobs.js';
 import { startJobRunner, type JobRunner } from '../../workers/job-runner.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
@@ -31,20 +31,15 @@ async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, what:
   }
 }
 
-/** pg-boss with its fetches counted (the sizes of the batches they brought), nothing else changed. */
-function countingFetches(boss: PgBoss): { boss: PgBoss; batches: number[] } {
+/** The worker's fetch with the sizes of the batches it brought counted. */
+function countingFetches(boss: PgBoss, workerId: number): { fetch: (batchSize: number) => Promise<Array<PgBoss.Job<unknown>>>; batches: number[] } {
   const batches: number[] = [];
-  const counted = new Proxy(boss, {
-    get(target, name, receiver) {
-      if (name !== 'fetch') return Reflect.get(target, name, receiver);
-      return async (...args: Parameters<PgBoss['fetch']>) => {
-        const jobs = await (target.fetch as (...a: unknown[]) => Promise<unknown[]>).apply(target, args);
-        if (jobs.length > 0) batches.push(jobs.length);
-        return jobs;
-      };
-    },
-  });
-  return { boss: counted, batches };
+  const fetch = async (batchSize: number): Promise<Array<PgBoss.Job<unknown>>> => {
+    const jobs = await fetchClaimed(boss, queue, batchSize, workerId);
+    if (jobs.length > 0) batches.push(jobs.length);
+    return jobs;
+  };
+  return { fetch, batches };
 }
 
 async function setUp(t: ExecutionContext, queueOptions: Omit<PgBoss.Queue, 'name'> = { retryLimit: 0 }): Promise<TestHearth> {
@@ -65,10 +60,9 @@ test('jobs are fetched as many at once as there are free slots, each settles alo
     ...Array.from({ length: 8 }, (_, i) => ({ name: queue, data: { key: `quick-${i}` } })),
     { name: queue, data: { key: 'broken' } },
   ]);
-  const { boss, batches } = countingFetches(hearth.store.boss);
+  const { fetch, batches } = countingFetches(hearth.store.boss, 4242);
   const runner: JobRunner = startJobRunner({
-    boss, queue, concurrency: 4, pollingMs: 60_000, log,
-    claim: (ids) => claimJobs(hearth.store.boss, queue, ids, 4242),
+    boss: hearth.store.boss, queue, concurrency: 4, pollingMs: 60_000, log, fetch,
     async handle(job) {
       running++;
       most = Math.max(most, running);
@@ -111,7 +105,7 @@ test('stop waits for the running job and its completion, then fetches nothing mo
   const heldStarted = new Promise<void>((resolve) => (started = resolve));
   const runner = startJobRunner({
     boss: hearth.store.boss, queue, concurrency: 2, pollingMs: 100, log,
-    claim: async () => undefined,
+    fetch: (batchSize) => fetchClaimed(hearth.store.boss, queue, batchSize, 4242),
     async handle(job) {
       if ((job.data as { key: string }).key === 'held') {
         started();
@@ -143,7 +137,7 @@ test('a handler that outlives its job expiry fails the job and frees its slot fo
   t.teardown(() => never.release());
   const runner = startJobRunner({
     boss: hearth.store.boss, queue, concurrency: 1, pollingMs: 60_000, log,
-    claim: async () => undefined,
+    fetch: (batchSize) => fetchClaimed(hearth.store.boss, queue, batchSize, 4242),
     async handle(job) {
       if ((job.data as { key: string }).key === 'stuck') await never.done;
       return 'done';
