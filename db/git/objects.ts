@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import git from 'isomorphic-git';
+import { readRefFile, refCandidates } from './ref-files.js';
 import { runGit } from './run.js';
 
 export type ObjectFormat = 'sha1' | 'sha256';
@@ -164,6 +165,15 @@ export function parseTree(data: Buffer, format: ObjectFormat): TreeEntry[] {
  */
 const inProcessPackLimit = 8 * 1024 * 1024;
 
+/** What an object id peels to (objects never change, whichever repository holds them), most recent last. */
+const peeledObjects = new Map<string, string>();
+const peeledLimit = 10_000;
+
+function rememberPeeled(key: string, peeled: string): void {
+  if (peeledObjects.size >= peeledLimit) peeledObjects.delete(peeledObjects.keys().next().value!);
+  peeledObjects.set(key, peeled);
+}
+
 /**
  * Reads objects of one bare repository. Small SHA-1 repositories are read in-process with isomorphic-git (no
  * process start for a ref, a commit, a tree or a blob); SHA-256 ones, which isomorphic-git cannot read, and
@@ -265,17 +275,14 @@ export class ObjectReader {
     return found?.type === 'commit' ? parseCommit(found.oid, found.data) : null;
   }
 
-  /** The object id of a full ref name (`refs/heads/main`), or null. */
+  /** The object id of a ref: a full name (`refs/heads/main`) or a short one looked up in git's order; null if none. */
   async refTarget(ref: string): Promise<string | null> {
-    if (this.format === 'sha1') {
-      try {
-        return await git.resolveRef({ fs, gitdir: this.dir, ref, depth: 5 });
-      } catch (error) {
-        if (isNotFound(error)) return null;
-        throw error;
-      }
+    if (!isValidRefPattern(ref)) return null;
+    for (const candidate of refCandidates(ref)) {
+      const oid = await readRefFile(this.dir, candidate);
+      if (oid) return oid;
     }
-    return verifyRev(this.dir, ref);
+    return null;
   }
 
   /**
@@ -306,9 +313,14 @@ export class ObjectReader {
     const simple = isFullOid(rev, this.format) || isValidRefPattern(rev);
     if (!simple || !(await this.readsInProcess())) return verifyRev(this.dir, `${rev}^{${type}}`);
     const oid = await this.resolve(rev);
-    const found = oid ? await this.peel(oid) : null;
-    if (found?.type === type) return found.oid;
-    return type === 'tree' && found?.type === 'commit' ? parseCommit(found.oid, found.data).tree : null;
+    if (!oid) return null;
+    const key = `${type} ${oid}`;
+    const known = peeledObjects.get(key);
+    if (known) return known;
+    const found = await this.peel(oid);
+    const peeled = found?.type === type ? found.oid : type === 'tree' && found?.type === 'commit' ? parseCommit(found.oid, found.data).tree : null;
+    if (peeled) rememberPeeled(key, peeled);
+    return peeled;
   }
 }
 
