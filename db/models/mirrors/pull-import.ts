@@ -175,13 +175,13 @@ export async function insertImportedReviews(tx: Tx, issue: IssueRow, doer: UserR
     const commitId = review.commit_id && objectId.test(review.commit_id) ? review.commit_id : facts.headSha;
     const [row] = await tx.query<{ id: number }>(
       `INSERT INTO review (type, reviewer_id, original_author, original_author_id, issue_id, content, official, commit_id, stale, dismissed, created, updated)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12, $11)) RETURNING id`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::timestamptz, COALESCE($12::timestamptz, $11::timestamptz)) RETURNING id`,
       [type, doer.id, author.name, author.id, issue.id, review.body ?? '', review.official ?? false, commitId, review.stale ?? false,
         review.dismissed ?? false, created, dateOrNull(review.updated_at)],
     );
     await tx.query(
       `INSERT INTO comment (type, poster_id, original_author, original_author_id, issue_id, content, review_id, created, updated)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::timestamptz, $8::timestamptz)`,
       [commentType.review, doer.id, author.name, author.id, issue.id, review.body ?? '', row.id, created],
     );
     for (const [c, comment] of review.comments.entries()) {
@@ -189,7 +189,7 @@ export async function insertImportedReviews(tx: Tx, issue: IssueRow, doer: UserR
       const commentCreated = dateOrNull(comment.created_at) ?? created;
       await tx.query(
         `INSERT INTO comment (type, poster_id, original_author, original_author_id, issue_id, content, tree_path, line, commit_sha, review_id, patch, created, updated)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, COALESCE($13, $12))`,
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::timestamptz, COALESCE($13::timestamptz, $12::timestamptz))`,
         [commentType.code, doer.id, commentAuthor.name, commentAuthor.id, issue.id, comment.body ?? '', comment.path, lineOf(comment),
           comment.commit_id && objectId.test(comment.commit_id) ? comment.commit_id : facts.headSha, row.id, facts.patches[r]?.[c] ?? '',
           commentCreated, dateOrNull(comment.updated_at)],
