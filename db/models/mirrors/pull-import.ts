@@ -90,7 +90,10 @@ const lineOf = (comment: SourceReview['comments'][number]): number =>
 
 const codeCommentLines = 4;
 
-/** The diff around each code comment, between the merge base and the head (empty without a merge base). */
+/**
+ * The diff around each code comment, between the merge base and the head. Without a merge base the comment keeps no
+ * diff (Gitea's uploader drops such comments; Hearth keeps what they say).
+ */
 async function readReviewPatches(repoGit: GitRepo, mergeBase: string, headSha: string, reviews: SourceReview[]): Promise<string[][]> {
   const diffs = new Map<string, string>();
   const patches: string[][] = [];

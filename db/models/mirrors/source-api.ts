@@ -11,8 +11,8 @@ import type { UserRow } from '../users/user-row.js';
 import { insertImportedPull, insertImportedReviews, readSourceReviews, sourceAccount, sourcePullFields, type PullFacts, type SourceReview } from './pull-import.js';
 
 // What a migration with `service` gitea, forgejo or gogs reads through the source's own API (Gitea's v1 API, which
-// Hearth speaks too, and Gogs' older dialect of it): labels, milestones, issues with their comments, pull requests
-// with theirs (not from Gogs, whose API has none, as in Gitea), and releases. Requests go to the address git was
+// Hearth speaks too, and Gogs' older dialect of it): labels, milestones, issues with their comments and reactions,
+// pull requests with theirs and their reviews (not from Gogs, whose API has none, as in Gitea), and releases. Requests go to the address git was
 // pinned to, with the same credentials (a token alone as a token, otherwise basic), and time out.
 
 const apiTimeoutMs = 30_000;
@@ -31,7 +31,6 @@ const sourceRelease = z.object({
   published_at: z.string().nullish(),
   created_at: z.string().nullish(),
 });
-const sourceUser = sourceAccount;
 const sourceMilestone = z.object({
   title: z.string(),
   description: z.string().nullish(),
@@ -46,7 +45,7 @@ const sourceIssue = z.object({
   number: z.number().int().positive(),
   title: z.string(),
   body: z.string().nullish(),
-  user: sourceUser,
+  user: sourceAccount,
   state: z.string(),
   labels: z.array(z.object({ name: z.string() })).nullish(),
   milestone: z.object({ title: z.string() }).nullish(),
@@ -59,9 +58,9 @@ const sourceIssue = z.object({
 });
 const sourcePull = sourceIssue.omit({ pull_request: true }).extend(sourcePullFields);
 const sourceComment = z.object({
-  id: z.number().int().positive(), body: z.string().nullish(), user: sourceUser, created_at: z.string().nullish(), updated_at: z.string().nullish(),
+  id: z.number().int().positive(), body: z.string().nullish(), user: sourceAccount, created_at: z.string().nullish(), updated_at: z.string().nullish(),
 });
-const sourceReaction = z.object({ user: sourceUser, content: z.string().min(1), created_at: z.string().nullish() });
+const sourceReaction = z.object({ user: sourceAccount, content: z.string().min(1), created_at: z.string().nullish() });
 export type SourceLabel = z.infer<typeof sourceLabel>;
 export type SourceRelease = z.infer<typeof sourceRelease>;
 export type SourceMilestone = z.infer<typeof sourceMilestone>;
@@ -216,7 +215,7 @@ const dateOf = (text: string | null | undefined): Date | null => {
 };
 
 /** The source's account as Gitea's migrations keep it on what it wrote: its name and its id there. */
-const authorOf = (user: z.infer<typeof sourceUser>): { name: string; id: number } => ({ name: user?.login || user?.username || '', id: user?.id ?? 0 });
+const authorOf = (user: z.infer<typeof sourceAccount>): { name: string; id: number } => ({ name: user?.login || user?.username || '', id: user?.id ?? 0 });
 
 /**
  * The source's reactions to an issue (`commentId` null) or a comment, by the migrating user with the source's
@@ -244,9 +243,10 @@ export interface PullToImport {
 
 /**
  * Issues and pull requests keep their numbers (in the source's order, so each takes the next index), state, labels,
- * milestone, dates and comments; what the source's users wrote is posted by the migrating user with the source's
- * author kept as `original_author`, as Gitea's migrations do for users without a linked account. A merged pull
- * request is closed by its merge.
+ * milestone, dates, comments and reactions, and pull requests their reviews; what the source's users wrote is posted by
+ * the migrating user with the source's author kept as `original_author`, as Gitea's migrations do for users without a
+ * linked account. A merged pull request is closed by its merge. Assignees are not imported: they name accounts of
+ * the source that have none here (Gitea's uploader leaves them too).
  */
 async function importIssues(
   tx: Tx, repo: RepoRow, doer: UserRow, issues: SourceIssue[], pulls: PullToImport[], labels: Map<string, LabelRow>, milestones: Map<string, number>,
@@ -294,7 +294,8 @@ async function importIssues(
 /**
  * Writes what was read into the new repository with the model operations: labels, milestones, issues and pull
  * requests (those whose head commit is here), then releases (a release replaces the tag release of its tag: its
- * title, notes, draft and pre-release state, date).
+ * title, notes, draft and pre-release state, date). The caller runs it inside withoutEvents: imported history
+ * reaches no webhook, notification or mail.
  */
 export async function importSourceData(tx: Tx, repo: RepoRow, doer: UserRow, data: SourceData, pulls: PullToImport[]): Promise<void> {
   const labels = new Map<string, LabelRow>();
