@@ -32,8 +32,9 @@ async function seedSource(source: TestHearth, alice: TestUser, bob: TestUser): P
   await call('POST', '/pulls', bob, { head: 'feature', base: 'main', title: 'The feature', body: 'please pull' }, 201);
   const ready = await call('POST', '/issues/4/comments', bob, { body: 'ready for review' }, 201);
   // reviews with a code comment, and reactions to an issue, a pull request and comments
-  await call('POST', '/pulls/4/reviews', alice, { event: 'REQUEST_CHANGES', body: 'not yet', comments: [{ path: 'feature.txt', body: 'typo here', new_position: 1 }] }, 200);
+  const changes = await call('POST', '/pulls/4/reviews', alice, { event: 'REQUEST_CHANGES', body: 'not yet', comments: [{ path: 'feature.txt', body: 'typo here', new_position: 1 }] }, 200);
   await call('POST', '/pulls/4/reviews', alice, { event: 'COMMENT', body: 'looking better' }, 200);
+  await call('POST', `/pulls/4/reviews/${changes.id}/dismissals`, alice, { message: 'fixed meanwhile' }, 200);
   await call('POST', '/issues/1/reactions', bob, { content: '+1' }, 201);
   await call('POST', '/issues/1/reactions', alice, { content: '+1' }, 201);
   await call('POST', '/issues/4/reactions', alice, { content: 'heart' }, 201);
@@ -101,10 +102,12 @@ test('a migration with service gitea (and gogs) reads labels, milestones, issues
   // reviews (with their code comments) and reactions, by the migrating user with the source's people kept
   const sourceReviews = (await source.call('GET', '/repos/alice/proj/pulls/4/reviews', { auth: alice.bearer })).body;
   const reviews = await get('/pulls/4/reviews');
-  const review = (r: { state: string; body: string; user: { login: string }; commit_id: string; submitted_at: string; comments_count: number }) =>
-    `${r.state} ${r.body} by ${r.user.login} at ${r.commit_id} ${r.submitted_at} with ${r.comments_count}`;
+  const review = (r: {
+    state: string; body: string; user: { login: string }; commit_id: string; submitted_at: string; comments_count: number; dismissed: boolean; official: boolean; stale: boolean;
+  }) => `${r.state} ${r.body} by ${r.user.login} at ${r.commit_id} ${r.submitted_at} with ${r.comments_count} dismissed=${r.dismissed} official=${r.official} stale=${r.stale}`;
   t.deepEqual(reviews.map(review), sourceReviews.map((r: Parameters<typeof review>[0]) => review({ ...r, user: { login: 'carol' } })));
   t.is(reviews.length, 2);
+  t.like(reviews[0], { state: 'REQUEST_CHANGES', dismissed: true });
   const [reviewRow] = await target.store.db.query<{ original_author: string }>(`SELECT original_author FROM review WHERE id = $1`, [reviews[0].id]);
   t.is(reviewRow.original_author, 'alice');
   const codeComments = await get(`/pulls/4/reviews/${reviews[0].id}/comments`);
