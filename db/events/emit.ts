@@ -4,10 +4,29 @@ import { enqueue, enqueueMany } from '../../jobs/queue.js';
 import { checkPayload, type DomainEvent, type EventKind, type EventPayload } from './catalogue.js';
 import type { EventSnapshot } from './snapshot.js';
 
+/** Transactions that are writing imported data (a migration's issues, comments, releases): they record no events. */
+const importing = new WeakSet<Tx>();
+
+/**
+ * Runs `work` in `tx` with no domain events recorded, so nothing it changes reaches webhooks, notification threads or
+ * mail: Gitea's migrations insert what they import without notifying anyone. The model operations `work` calls still
+ * keep counters, indexes and timelines as usual. Events emitted after it returns are recorded as usual.
+ */
+export async function withoutEvents<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
+  if (importing.has(tx)) return work();
+  importing.add(tx);
+  try {
+    return await work();
+  } finally {
+    importing.delete(tx);
+  }
+}
+
 /**
  * Records a domain event and one `notify` job carrying its id in the caller's transaction: both exist exactly
  * when the change commits. The notifier fans the event out to webhooks, notification threads and mail.
- * A payload that does not match its kind's schema is a programming error and throws.
+ * A payload that does not match its kind's schema is a programming error and throws. Inside withoutEvents nothing is
+ * recorded and the answer is null.
  */
 export async function emit<K extends EventKind>(
   tx: Tx,
@@ -19,9 +38,10 @@ export async function emit<K extends EventKind>(
     /** Rows the change deletes that rendering the event needs (a deleted repository or release), by name. */
     snapshot?: EventSnapshot;
   },
-): Promise<number> {
+): Promise<number | null> {
   const checked = checkPayload(event.kind, event.payload);
   if (!checked.success) throw new Error(`${event.kind} event payload does not match the catalogue:\n${z.prettifyError(checked.error)}`);
+  if (importing.has(tx)) return null;
   const [row] = await tx.query<{ id: string }>('INSERT INTO domain_event (kind, repo_id, doer_id, payload, snapshot) VALUES ($1, $2, $3, $4, $5) RETURNING id', [
     event.kind,
     event.repoId ?? null,
@@ -54,10 +74,12 @@ export interface ReservedEvents {
  * emit in two halves, for a change that must end with a statement taking a contended lock (a new issue's number,
  * see numberIssue) and whose events name what that statement decides: the ids and the `notify` jobs now, in the
  * caller's transaction, and the rows from that statement itself, so that concurrent changes queue for one statement
- * and the commit. As with emit, rows and jobs exist exactly when the change commits.
+ * and the commit. As with emit, rows and jobs exist exactly when the change commits (and none inside withoutEvents:
+ * the statement then inserts no rows).
  */
-export async function reserveEvents(tx: Tx, events: DomainEvent[]): Promise<ReservedEvents> {
-  const ids = (await tx.query<{ id: string }>(
+export async function reserveEvents(tx: Tx, allEvents: DomainEvent[]): Promise<ReservedEvents> {
+  const events = importing.has(tx) ? [] : allEvents;
+  const ids = events.length === 0 ? [] : (await tx.query<{ id: string }>(
     `SELECT nextval(pg_get_serial_sequence('domain_event', 'id')) AS id FROM generate_series(1, $1)`, [events.length],
   )).map((row) => Number(row.id));
   await enqueueMany(tx, 'notify', ids.map((eventId) => ({ eventId })));
@@ -71,7 +93,7 @@ export async function reserveEvents(tx: Tx, events: DomainEvent[]): Promise<Rese
        FROM jsonb_to_recordset(${param}::jsonb) AS e (id bigint, kind text, repo_id bigint, doer_id bigint, payload jsonb)`;
     },
     check: (key, value) => {
-      for (const row of rows) {
+      for (const row of allEvents) {
         const checked = checkPayload(row.kind, { ...row.payload, [key]: value });
         if (!checked.success) throw new Error(`${row.kind} event payload does not match the catalogue:\n${z.prettifyError(checked.error)}`);
       }

@@ -2,6 +2,7 @@ import test from 'ava';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { refOnServer, remote } from '../git/git-client.js';
 
 /** A source Hearth (it speaks Gitea's API) with labels, milestones, issues with comments and a gap, and a release. */
@@ -29,9 +30,18 @@ async function seedSource(source: TestHearth, alice: TestUser, bob: TestUser): P
   const file = (text: string) => Buffer.from(text).toString('base64');
   await call('POST', '/contents/feature.txt', alice, { content: file('feature'), new_branch: 'feature', message: 'Add the feature' }, 201);
   await call('POST', '/pulls', bob, { head: 'feature', base: 'main', title: 'The feature', body: 'please pull' }, 201);
-  await call('POST', '/issues/4/comments', bob, { body: 'ready for review' }, 201);
+  const ready = await call('POST', '/issues/4/comments', bob, { body: 'ready for review' }, 201);
+  // reviews with a code comment, and reactions to an issue, a pull request and comments
+  const changes = await call('POST', '/pulls/4/reviews', alice, { event: 'REQUEST_CHANGES', body: 'not yet', comments: [{ path: 'feature.txt', body: 'typo here', new_position: 1 }] }, 200);
+  await call('POST', '/pulls/4/reviews', alice, { event: 'COMMENT', body: 'looking better' }, 200);
+  await call('POST', `/pulls/4/reviews/${changes.id}/dismissals`, alice, { message: 'fixed meanwhile' }, 200);
+  await call('POST', '/issues/1/reactions', bob, { content: '+1' }, 201);
+  await call('POST', '/issues/1/reactions', alice, { content: '+1' }, 201);
+  await call('POST', '/issues/4/reactions', alice, { content: 'heart' }, 201);
+  await call('POST', `/issues/comments/${ready.id}/reactions`, alice, { content: 'laugh' }, 201);
   await call('POST', '/contents/done.txt', alice, { content: file('done'), new_branch: 'done', message: 'Add done' }, 201);
   await call('POST', '/pulls', alice, { head: 'done', base: 'main', title: 'Done work' }, 201);
+  await call('POST', '/pulls/5/reviews', bob, { event: 'APPROVED', body: 'ship it' }, 200);
   await call('POST', '/pulls/5/merge', alice, { Do: 'merge' }, 200);
   await call('POST', '/releases', alice, { tag_name: 'v1.0', name: 'One', body: 'notes' }, 201);
   await call('POST', '/wiki/new', alice, { title: 'Home', content_base64: Buffer.from('wiki home').toString('base64') }, 201);
@@ -89,6 +99,36 @@ test('a migration with service gitea (and gogs) reads labels, milestones, issues
   t.is(await refOnServer(target, 'carol', 'copy', 'refs/pull/4/head'), open.head.sha);
   t.deepEqual((await get('/pulls/4/files')).map((f: { filename: string }) => f.filename), ['feature.txt']);
   t.deepEqual((await get('/issues/4/comments')).map((c: { body: string; original_author: string }) => `${c.original_author}: ${c.body}`), ['bob: ready for review']);
+  // reviews (with their code comments) and reactions, by the migrating user with the source's people kept
+  const sourceReviews = (await source.call('GET', '/repos/alice/proj/pulls/4/reviews', { auth: alice.bearer })).body;
+  const reviews = await get('/pulls/4/reviews');
+  const review = (r: {
+    state: string; body: string; user: { login: string }; commit_id: string; submitted_at: string; comments_count: number; dismissed: boolean; official: boolean; stale: boolean;
+  }) => `${r.state} ${r.body} by ${r.user.login} at ${r.commit_id} ${r.submitted_at} with ${r.comments_count} dismissed=${r.dismissed} official=${r.official} stale=${r.stale}`;
+  t.deepEqual(reviews.map(review), sourceReviews.map((r: Parameters<typeof review>[0]) => review({ ...r, user: { login: 'carol' } })));
+  t.is(reviews.length, 2);
+  t.like(reviews[0], { state: 'REQUEST_CHANGES', dismissed: true });
+  const [reviewRow] = await target.store.db.query<{ original_author: string }>(`SELECT original_author FROM review WHERE id = $1`, [reviews[0].id]);
+  t.is(reviewRow.original_author, 'alice');
+  const codeComments = await get(`/pulls/4/reviews/${reviews[0].id}/comments`);
+  const sourceCodeComments = (await source.call('GET', `/repos/alice/proj/pulls/4/reviews/${sourceReviews[0].id}/comments`, { auth: alice.bearer })).body;
+  const code = (c: { path: string; body: string; position: number; original_position: number; commit_id: string; diff_hunk: string }) =>
+    `${c.path}:${c.position}/${c.original_position} ${c.body} @${c.commit_id}\n${c.diff_hunk}`;
+  t.deepEqual(codeComments.map(code), sourceCodeComments.map(code));
+  t.like(codeComments[0], { path: 'feature.txt', body: 'typo here', position: 1 });
+  t.true(codeComments[0].diff_hunk.includes('+feature'), 'the diff around the line is cut as here');
+  t.like((await get('/pulls/5/reviews'))[0], { state: 'APPROVED', body: 'ship it' });
+  const timeline = (await get('/issues/4/timeline')).map((c: { type: string; body: string }) => `${c.type}: ${c.body}`);
+  t.true(timeline.includes('review: not yet') && timeline.includes('review: looking better'), JSON.stringify(timeline));
+  t.deepEqual((await get('/issues/1/reactions')).map((r: { content: string }) => r.content), ['+1', '+1'], 'one per source account');
+  t.deepEqual((await get('/issues/4/reactions')).map((r: { content: string }) => r.content), ['heart']);
+  const readyHere = (await get('/issues/4/comments'))[0];
+  t.deepEqual((await get(`/issues/comments/${readyHere.id}/reactions`)).map((r: { content: string }) => r.content), ['laugh']);
+  const reactionAuthors = await target.store.db.query<{ original_author: string }>(
+    `SELECT x.original_author FROM reaction x JOIN issue i ON i.id = x.issue_id JOIN repository r ON r.id = i.repo_id WHERE r.name = 'copy' ORDER BY x.original_author`,
+  );
+  t.deepEqual(reactionAuthors.map((r) => r.original_author), ['alice', 'alice', 'alice', 'bob']);
+
   const [pullIssue] = await target.store.db.query<{ original_author: string }>(
     `SELECT i.original_author FROM issue i JOIN repository r ON r.id = i.repo_id WHERE r.name = 'copy' AND i.index = 4`,
   );
@@ -120,4 +160,75 @@ test('a migration with service gitea (and gogs) reads labels, milestones, issues
   t.is(refused.status, 201);
   await drain(target);
   t.is((await target.call('GET', '/repos/carol/nope', { auth: carol.bearer })).status, 404);
+});
+
+test("a migration's imported issues, comments, pull requests, reviews, labels, milestones and releases reach no webhook and no notification; what happens afterwards does, and the counters are right", async (t) => {
+  const [source, target] = await Promise.all([
+    startHearth(t),
+    startHearth(t, { HEARTH__migrations__ALLOW_LOCALNETWORKS: 'true', HEARTH__webhook__ALLOWED_HOST_LIST: 'loopback' }),
+  ]);
+  const receiver = await startReceiver(t);
+  const [alice, bob] = [await source.createUser('alice'), await source.createUser('bob')];
+  await seedSource(source, alice, bob);
+  const [carol, dave] = [await target.createUser('carol'), await target.createUser('dave')];
+
+  const made = await target.call('POST', '/repos/migrate', {
+    auth: carol.bearer,
+    body: {
+      clone_addr: remote(source, 'alice', 'proj'), repo_name: 'copy', service: 'forgejo', auth_token: alice.token,
+      issues: true, labels: true, milestones: true, releases: true, pull_requests: true,
+    },
+  });
+  t.is(made.status, 201, JSON.stringify(made.body));
+  // While it migrates, a hook on every event of the repository and a watcher are set up.
+  const events = [
+    'create', 'delete', 'push', 'issues', 'issue_assign', 'issue_label', 'issue_milestone', 'issue_comment', 'pull_request', 'pull_request_assign',
+    'pull_request_label', 'pull_request_milestone', 'pull_request_comment', 'pull_request_review_approved', 'pull_request_review_rejected',
+    'pull_request_review_comment', 'pull_request_sync', 'release', 'repository',
+  ];
+  const hook = await target.call('POST', '/repos/carol/copy/hooks', {
+    auth: carol.bearer, body: { type: 'gitea', config: { url: receiver.url, content_type: 'json' }, events, active: true },
+  });
+  t.is(hook.status, 201, JSON.stringify(hook.body));
+  t.is((await target.call('PUT', '/repos/carol/copy/subscription', { auth: dave.bearer })).status, 200);
+
+  const ran = await drain(target);
+  t.deepEqual(ran.filter((job) => job.outcome instanceof Error).map((job) => `${job.name}: ${String(job.outcome)}`), []);
+  const [task] = await target.store.db.query<{ status: string; message: string }>('SELECT status, message FROM migration_task');
+  t.is(task.status, 'finished', task.message);
+  t.is((await target.call('GET', '/repos/carol/copy/issues/1/reactions', { auth: carol.bearer })).body.length, 2, 'the items were imported');
+
+  const repoId = made.body.id as number;
+  const kinds = await target.store.db.query<{ kind: string }>('SELECT DISTINCT kind FROM domain_event WHERE repo_id = $1 ORDER BY kind', [repoId]);
+  t.deepEqual(kinds.map((k) => k.kind), ['repository.created', 'repository.migrated'], 'the repository\'s own events only');
+  const tasks = await target.store.db.query<{ event_type: string }>('SELECT event_type FROM hook_task WHERE hook_id = $1', [hook.body.id]);
+  t.deepEqual(tasks.filter((task) => task.event_type !== 'repository').map((task) => task.event_type), [], 'no hook task for an imported item');
+  t.deepEqual(receiver.requests.map((r) => r.headers['x-gitea-event']).filter((kind) => kind !== 'repository'), [], 'nothing imported arrived');
+  t.deepEqual(ran.filter((job) => job.name === 'mail'), [], 'no mail');
+  t.deepEqual((await target.call('GET', '/notifications?all=true', { auth: dave.bearer })).body, [], 'the watcher has no notification');
+
+  // the repository's counters, indexes and timelines are those of the imported items
+  const repo = (await target.call('GET', '/repos/carol/copy', { auth: carol.bearer })).body;
+  t.like(repo, { open_issues_count: 1, open_pr_counter: 1, release_counter: 1 });
+  const [counts] = await target.store.db.query<Record<string, number>>(
+    'SELECT num_issues::int, num_closed_issues::int, num_pulls::int, num_closed_pulls::int FROM repository WHERE id = $1', [repoId],
+  );
+  t.deepEqual(counts, { num_issues: 2, num_closed_issues: 1, num_pulls: 2, num_closed_pulls: 1 });
+  t.like((await target.call('GET', '/repos/carol/copy/issues/1', { auth: carol.bearer })).body, { comments: 2, labels: [{ name: 'bug' }] });
+  const labels = (await target.call('GET', '/repos/carol/copy/labels', { auth: carol.bearer })).body;
+  const [bug] = await target.store.db.query<{ num_issues: number }>('SELECT num_issues::int FROM label WHERE id = $1', [labels[0].id]);
+  t.is(bug.num_issues, 1);
+  const closedTimeline = (await target.call('GET', '/repos/carol/copy/issues/3/timeline', { auth: carol.bearer })).body;
+  t.true(closedTimeline.some((c: { type: string }) => c.type === 'close'));
+
+  // A change made here afterwards is delivered and notified as usual.
+  const delivered = receiver.requests.length;
+  const fresh = await target.call('POST', '/repos/carol/copy/issues', { auth: carol.bearer, body: { title: 'after the migration' } });
+  t.is(fresh.body.number, 6);
+  await drain(target);
+  const [after] = (await receiver.waitFor(delivered + 1)).slice(delivered);
+  t.is(after.headers['x-gitea-event'], 'issues');
+  t.like(after.json, { action: 'opened', issue: { number: 6, title: 'after the migration' } });
+  const notes = (await target.call('GET', '/notifications', { auth: dave.bearer })).body;
+  t.deepEqual(notes.map((n: { subject: { title: string } }) => n.subject.title), ['after the migration']);
 });

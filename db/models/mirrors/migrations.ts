@@ -1,7 +1,7 @@
 import type { Queryable, Store, Tx } from '../../data-source.js';
 import { inTx } from '../../data-source.js';
 import { forbidden, invalid } from '../../errors.js';
-import { emit } from '../../events/emit.js';
+import { emit, withoutEvents } from '../../events/emit.js';
 import { enqueue } from '../../../jobs/queue.js';
 import { checkRemoteTarget, migrationPolicy, parseRemoteAddress, sanitizeAddress, type RemoteCredentials } from '../../net/outbound-targets.js';
 import type { Services } from '../../services.js';
@@ -195,7 +195,7 @@ async function fetchWithHead(repoGit: GitRepo, remote: RemoteAccess, pullHeads: 
 async function readPullsToImport(deps: Services, repo: RepoRow, repoGit: GitRepo, pulls: SourcePull[]): Promise<PullToImport[]> {
   const ready: PullToImport[] = [];
   for (const source of pulls) {
-    const facts = await readPullFacts(repoGit, source.number, source);
+    const facts = await readPullFacts(repoGit, source.number, source, source.reviews);
     if (facts) ready.push({ source, facts });
     else deps.log.warn({ repo: `${repo.owner_name}/${repo.name}`, pull: source.number }, 'a pull request of the migration source has no head commit here; left out');
   }
@@ -241,7 +241,8 @@ export async function runMigration(deps: Store & Services, taskId: number): Prom
       const branches = await syncAllBranches(tx, repoGit, repo.id, task.doer_id);
       if ([...refs.keys()].some((ref) => ref.startsWith('refs/tags/'))) await syncAllTags(tx, repoGit, repo.id, task.doer_id);
       const doer = (await findUsersByIds(tx, [task.doer_id])).get(task.doer_id);
-      if (sourceData && doer) await importSourceData(tx, locked, doer, sourceData, pulls);
+      // what the source's people did is history here: it reaches no webhook, notification or mail, as in Gitea
+      if (sourceData && doer) await withoutEvents(tx, () => importSourceData(tx, locked, doer, sourceData, pulls));
       const defaultBranch = await settleDefaultBranch(tx, deps, locked, remoteHead);
       await tx.query('UPDATE repository SET status = 0, is_empty = $2, default_branch = $3, updated = now() WHERE id = $1', [repo.id, branches === 0, defaultBranch]);
       if (task.options.mirror) {

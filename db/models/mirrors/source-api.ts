@@ -8,11 +8,11 @@ import { createMilestone } from '../issues/milestones.js';
 import { createLabel, type LabelRow } from '../orgs/labels.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
-import { insertImportedPull, sourcePullFields, type PullFacts } from './pull-import.js';
+import { insertImportedPull, insertImportedReviews, readSourceReviews, sourceAccount, sourcePullFields, type PullFacts, type SourceReview } from './pull-import.js';
 
 // What a migration with `service` gitea, forgejo or gogs reads through the source's own API (Gitea's v1 API, which
-// Hearth speaks too, and Gogs' older dialect of it): labels, milestones, issues with their comments, pull requests
-// with theirs (not from Gogs, whose API has none, as in Gitea), and releases. Requests go to the address git was
+// Hearth speaks too, and Gogs' older dialect of it): labels, milestones, issues with their comments and reactions,
+// pull requests with theirs and their reviews (not from Gogs, whose API has none, as in Gitea), and releases. Requests go to the address git was
 // pinned to, with the same credentials (a token alone as a token, otherwise basic), and time out.
 
 const apiTimeoutMs = 30_000;
@@ -31,7 +31,6 @@ const sourceRelease = z.object({
   published_at: z.string().nullish(),
   created_at: z.string().nullish(),
 });
-const sourceUser = z.object({ id: z.number().optional(), login: z.string().optional(), username: z.string().optional() }).nullish();
 const sourceMilestone = z.object({
   title: z.string(),
   description: z.string().nullish(),
@@ -46,7 +45,7 @@ const sourceIssue = z.object({
   number: z.number().int().positive(),
   title: z.string(),
   body: z.string().nullish(),
-  user: sourceUser,
+  user: sourceAccount,
   state: z.string(),
   labels: z.array(z.object({ name: z.string() })).nullish(),
   milestone: z.object({ title: z.string() }).nullish(),
@@ -58,12 +57,22 @@ const sourceIssue = z.object({
   pull_request: z.unknown().optional(),
 });
 const sourcePull = sourceIssue.omit({ pull_request: true }).extend(sourcePullFields);
-const sourceComment = z.object({ body: z.string().nullish(), user: sourceUser, created_at: z.string().nullish(), updated_at: z.string().nullish() });
+const sourceComment = z.object({
+  id: z.number().int().positive(), body: z.string().nullish(), user: sourceAccount, created_at: z.string().nullish(), updated_at: z.string().nullish(),
+});
+const sourceReaction = z.object({ user: sourceAccount, content: z.string().min(1), created_at: z.string().nullish() });
 export type SourceLabel = z.infer<typeof sourceLabel>;
 export type SourceRelease = z.infer<typeof sourceRelease>;
 export type SourceMilestone = z.infer<typeof sourceMilestone>;
-export type SourceIssue = z.infer<typeof sourceIssue> & { comments: Array<z.infer<typeof sourceComment>> };
-export type SourcePull = z.infer<typeof sourcePull> & { comments: Array<z.infer<typeof sourceComment>> };
+export type SourceReaction = z.infer<typeof sourceReaction>;
+export type SourceComment = z.infer<typeof sourceComment> & { reactions: SourceReaction[] };
+/** What issues and pull requests share: their conversation and the reactions to them. */
+interface Discussed {
+  comments: SourceComment[];
+  reactions: SourceReaction[];
+}
+export type SourceIssue = z.infer<typeof sourceIssue> & Discussed;
+export type SourcePull = z.infer<typeof sourcePull> & Discussed & { reviews: SourceReview[] };
 
 export interface SourceData {
   labels: SourceLabel[];
@@ -94,7 +103,7 @@ function apiBaseOf(cloneUrl: string): URL {
 }
 
 /** The source API of one migration: its address, a connection pinned to the checked address, its credentials. */
-class SourceApi {
+export class SourceApi {
   private readonly dispatcher: Agent;
   private readonly headers: Record<string, string> = { Accept: 'application/json' };
 
@@ -156,13 +165,30 @@ async function readIssues(api: SourceApi, service: SourceService): Promise<Sourc
     ? [...(await api.list('issues', sourceIssue, { state: 'open' })), ...(await api.list('issues', sourceIssue, { state: 'closed' }))]
     : await api.list('issues', sourceIssue, { state: 'all', type: 'issues' });
   const issues = listed.filter((issue) => !issue.pull_request).sort((a, b) => a.number - b.number);
-  return withComments(api, issues);
+  const done: SourceIssue[] = [];
+  for (const issue of issues) done.push({ ...issue, ...(await readDiscussion(api, service, issue.number)) });
+  return done;
 }
 
-/** Each item with its comments (a pull request's conversation is listed as its issue's comments). */
-async function withComments<T extends { number: number }>(api: SourceApi, items: T[]): Promise<Array<T & { comments: SourceIssue['comments'] }>> {
-  const done: Array<T & { comments: SourceIssue['comments'] }> = [];
-  for (const item of items) done.push({ ...item, comments: await api.list(`issues/${item.number}/comments`, sourceComment) });
+/**
+ * An issue's or pull request's comments and the reactions to it and to each comment, as Gitea's downloader reads
+ * them (`/issues/{index}/reactions`, `/issues/comments/{id}/reactions`); Gogs' API has no reactions.
+ */
+async function readDiscussion(api: SourceApi, service: SourceService, number: number): Promise<Discussed> {
+  const comments = await api.list(`issues/${number}/comments`, sourceComment);
+  if (service === 'gogs') return { comments: comments.map((comment) => ({ ...comment, reactions: [] })), reactions: [] };
+  const withReactions: SourceComment[] = [];
+  for (const comment of comments) withReactions.push({ ...comment, reactions: await api.list(`issues/comments/${comment.id}/reactions`, sourceReaction) });
+  return { comments: withReactions, reactions: await api.list(`issues/${number}/reactions`, sourceReaction) };
+}
+
+/** Pull requests with their conversation, reactions and reviews (Gogs is never asked: its API has no pull requests). */
+async function readPulls(api: SourceApi, service: SourceService): Promise<SourcePull[]> {
+  const pulls = (await api.list('pulls', sourcePull, { state: 'all' })).sort((a, b) => a.number - b.number);
+  const done: SourcePull[] = [];
+  for (const pull of pulls) {
+    done.push({ ...pull, ...(await readDiscussion(api, service, pull.number)), reviews: await readSourceReviews(api, pull.number) });
+  }
   return done;
 }
 
@@ -175,9 +201,7 @@ export async function readSourceData(remote: RemoteAccess, service: SourceServic
     if (wanted.labels) data.labels = await api.list('labels', sourceLabel);
     if (wanted.milestones) data.milestones = await api.list('milestones', sourceMilestone, { state: 'all' });
     if (wanted.issues) data.issues = await readIssues(api, service);
-    if (wanted.pullRequests) {
-      data.pulls = await withComments(api, (await api.list('pulls', sourcePull, { state: 'all' })).sort((a, b) => a.number - b.number));
-    }
+    if (wanted.pullRequests) data.pulls = await readPulls(api, service);
     if (wanted.releases) data.releases = await api.list('releases', sourceRelease);
   } finally {
     await api.close();
@@ -191,7 +215,25 @@ const dateOf = (text: string | null | undefined): Date | null => {
 };
 
 /** The source's account as Gitea's migrations keep it on what it wrote: its name and its id there. */
-const authorOf = (user: z.infer<typeof sourceUser>): { name: string; id: number } => ({ name: user?.login || user?.username || '', id: user?.id ?? 0 });
+const authorOf = (user: z.infer<typeof sourceAccount>): { name: string; id: number } => ({ name: user?.login || user?.username || '', id: user?.id ?? 0 });
+
+/**
+ * The source's reactions to an issue (`commentId` null) or a comment, by the migrating user with the source's
+ * account kept as `original_author` (Gitea's migrated reactions); one per account and kind.
+ */
+async function insertReactions(tx: Tx, issueId: number, commentId: number | null, doer: UserRow, reactions: SourceReaction[]): Promise<void> {
+  if (reactions.length === 0) return;
+  await tx.query(
+    `INSERT INTO reaction (type, issue_id, comment_id, user_id, original_author, original_author_id, created)
+     SELECT r.type, $1, $2, $3, r.author, r.author_id, COALESCE(r.created, now())
+     FROM jsonb_to_recordset($4::jsonb) AS r (type text, author text, author_id bigint, created timestamptz)
+     ON CONFLICT DO NOTHING`,
+    [issueId, commentId, doer.id, JSON.stringify(reactions.map((reaction) => {
+      const author = authorOf(reaction.user);
+      return { type: reaction.content, author: author.name, author_id: author.id, created: dateOf(reaction.created_at)?.toISOString() ?? null };
+    }))],
+  );
+}
 
 /** A pull request to import: what the source said, and its git facts here. */
 export interface PullToImport {
@@ -201,9 +243,10 @@ export interface PullToImport {
 
 /**
  * Issues and pull requests keep their numbers (in the source's order, so each takes the next index), state, labels,
- * milestone, dates and comments; what the source's users wrote is posted by the migrating user with the source's
- * author kept as `original_author`, as Gitea's migrations do for users without a linked account. A merged pull
- * request is closed by its merge.
+ * milestone, dates, comments and reactions, and pull requests their reviews; what the source's users wrote is posted by
+ * the migrating user with the source's author kept as `original_author`, as Gitea's migrations do for users without a
+ * linked account. A merged pull request is closed by its merge. Assignees are not imported: they name accounts of
+ * the source that have none here (Gitea's uploader leaves them too).
  */
 async function importIssues(
   tx: Tx, repo: RepoRow, doer: UserRow, issues: SourceIssue[], pulls: PullToImport[], labels: Map<string, LabelRow>, milestones: Map<string, number>,
@@ -225,6 +268,7 @@ async function importIssues(
       isPull: pull !== null,
     });
     if (pull) await insertImportedPull(tx, repo, issue, doer, pull.source, pull.facts);
+    await insertReactions(tx, issue.id, null, doer, source.reactions);
     for (const comment of source.comments) {
       if (!comment.body?.trim()) continue;
       const row = await createComment(tx, repo, issue, doer, comment.body, true);
@@ -233,7 +277,9 @@ async function importIssues(
         `UPDATE comment SET original_author = $2, original_author_id = $3, created = COALESCE($4, created), updated = COALESCE($5, $4, updated) WHERE id = $1`,
         [row.id, author.name, author.id, dateOf(comment.created_at), dateOf(comment.updated_at)],
       );
+      await insertReactions(tx, issue.id, row.id, doer, comment.reactions);
     }
+    if (pull) await insertImportedReviews(tx, issue, doer, pull.source, pull.facts);
     if (pull?.source.merged) await setIssueClosed(tx, repo, issue, doer, true, { commitId: pull.source.merge_commit_sha ?? '', merged: true });
     else if (source.state === 'closed') await setIssueClosed(tx, repo, issue, doer, true);
     const author = authorOf(source.user);
@@ -248,7 +294,8 @@ async function importIssues(
 /**
  * Writes what was read into the new repository with the model operations: labels, milestones, issues and pull
  * requests (those whose head commit is here), then releases (a release replaces the tag release of its tag: its
- * title, notes, draft and pre-release state, date).
+ * title, notes, draft and pre-release state, date). The caller runs it inside withoutEvents: imported history
+ * reaches no webhook, notification or mail.
  */
 export async function importSourceData(tx: Tx, repo: RepoRow, doer: UserRow, data: SourceData, pulls: PullToImport[]): Promise<void> {
   const labels = new Map<string, LabelRow>();
