@@ -40,9 +40,16 @@ const ticksPerSecond = 100;
 interface ProcStat {
   pid: number;
   ppid: number;
-  /** utime + stime, and cutime + cstime (children waited for), in ticks. */
-  own: number;
-  reaped: number;
+  /** CPU time of its threads so far (schedstat, nanoseconds), and of the children it waited for (cutime + cstime). */
+  ownMs: number;
+  reapedMs: number;
+}
+
+/** Time on CPU of all threads of a process, from /proc/PID/task/TID/schedstat (nanoseconds, not 10 ms ticks). */
+function threadsMs(pid: string): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+  return ns / 1e6;
 }
 
 function readProcesses(): ProcStat[] {
@@ -52,7 +59,8 @@ function readProcesses(): ProcStat[] {
     try {
       const text = readFileSync(`/proc/${name}/stat`, 'utf8');
       const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      found.push({ pid: Number(name), ppid: Number(fields[1]), own: Number(fields[11]) + Number(fields[12]), reaped: Number(fields[13]) + Number(fields[14]) });
+      const reaped = ((Number(fields[13]) + Number(fields[14])) * 1000) / ticksPerSecond;
+      found.push({ pid: Number(name), ppid: Number(fields[1]), ownMs: threadsMs(name), reapedMs: reaped });
     } catch {
       // gone meanwhile
     }
@@ -74,57 +82,23 @@ function findPostmaster(scratch: string): number | null {
 }
 
 /** A process and its descendants' CPU: their own, and that of the children they waited for. */
-function treeTicks(all: ProcStat[], root: number): number {
-  let ticks = 0;
+function treeMs(all: ProcStat[], root: number): number {
+  let ms = 0;
   const queue = [root];
   while (queue.length) {
     const pid = queue.pop()!;
     for (const p of all) {
-      if (p.pid === pid) ticks += p.own + p.reaped;
+      if (p.pid === pid) ms += p.ownMs + p.reapedMs;
       if (p.ppid === pid) queue.push(p.pid);
     }
   }
-  return ticks;
+  return ms;
 }
 
 function sampleCpu(webPid: number, postmaster: number | null): CpuSample {
   const all = readProcesses();
   const web = all.find((p) => p.pid === webPid)!;
-  const tree = treeTicks(all, webPid);
-  const ms = (ticks: number): number => (ticks * 1000) / ticksPerSecond;
-  return { web: ms(web.own), git: ms(tree - web.own), postgres: postmaster ? ms(treeTicks(all, postmaster)) : Number.NaN };
-}
-
-const fileCount = 1_000;
-const perCommit = 100;
-const pageSize = 50;
-const repeats = 9;
-/** The ten commits adding files and the empty one that moves the head after creation. */
-const commitCount = fileCount / perCommit + 1;
-
-/**
- * For each pair n: `wide-n`, ten commits from main's tip adding 100 files each, and `base-n`, one commit of its own on
- * main's tip. The pairs hold the same files (git stores them once) but are different commits.
- */
-function branchStream(tip: string, pairs: number): Buffer {
-  const parts: string[] = [];
-  const when = 1_700_000_000;
-  for (let n = 0; n < pairs; n++) {
-    for (let c = 0; c < fileCount / perCommit; c++) {
-      const message = `add files ${c * perCommit}–${(c + 1) * perCommit - 1} (${n})`;
-      parts.push(`commit refs/heads/wide-${n}\ncommitter Bench <bench@example.com> ${when + n * 100 + c} +0000\ndata ${Buffer.byteLength(message)}\n${message}\n`);
-      if (c === 0) parts.push(`from ${tip}\n`);
-      for (let f = c * perCommit; f < (c + 1) * perCommit; f++) {
-        const text = `file ${f}\n${'line\n'.repeat(1 + (f % 20))}`;
-        parts.push(`M 100644 inline dir${f % 10}/file${f}.txt\ndata ${Buffer.byteLength(text)}\n${text}\n`);
-      }
-    }
-    const message = `base moves on (${n})`;
-    const text = `the base moved on (${n})\n`;
-    parts.push(`commit refs/heads/base-${n}\ncommitter Bench <bench@example.com> ${when + n * 100 + 99} +0000\ndata ${Buffer.byteLength(message)}\n${message}\n` +
-      `from ${tip}\nM 100644 inline BASE.txt\ndata ${text.length}\n${text}\n`);
-  }
-  return Buffer.from(parts.join(''));
+  return { web: web.ownMs, git: treeMs(all, webPid) - web.ownMs, postgres: postmaster ? treeMs(all, postmaster) : Number.NaN };
 }
 
 async function api(target: PullTarget, method: string, apiPath: string, body?: unknown): Promise<{ json: unknown; headers: Headers }> {
@@ -166,7 +140,7 @@ class CpuMeter {
   }
 
   print(): void {
-    console.log('\nCPU per request (ms; /proc utime+stime, 10 ms ticks summed over all runs): web process, git and its helper, PostgreSQL');
+    console.log('\nCPU per request (ms, averaged over all runs; schedstat of live threads, and 10 ms ticks for the git processes reaped): web process, git and its helper, PostgreSQL');
     for (const [figure, { web, git, postgres, requests }] of this.used) {
       console.log(`  ${figure}: web ${(web / requests).toFixed(2)}, git ${(git / requests).toFixed(2)}, postgres ${(postgres / requests).toFixed(2)} (${requests} requests)`);
     }
