@@ -101,6 +101,38 @@ function sampleCpu(webPid: number, postmaster: number | null): CpuSample {
   return { web: web.ownMs, git: treeMs(all, webPid) - web.ownMs, postgres: postmaster ? treeMs(all, postmaster) : Number.NaN };
 }
 
+const fileCount = 1_000;
+const perCommit = 100;
+const pageSize = 50;
+const repeats = 9;
+/** The ten commits adding files and the empty one that moves the head after creation. */
+const commitCount = fileCount / perCommit + 1;
+
+/**
+ * For each pair n: `wide-n`, ten commits from main's tip adding 100 files each, and `base-n`, one commit of its own on
+ * main's tip. The pairs hold the same files (git stores them once) but are different commits.
+ */
+function branchStream(tip: string, pairs: number): Buffer {
+  const parts: string[] = [];
+  const when = 1_700_000_000;
+  for (let n = 0; n < pairs; n++) {
+    for (let c = 0; c < fileCount / perCommit; c++) {
+      const message = `add files ${c * perCommit}–${(c + 1) * perCommit - 1} (${n})`;
+      parts.push(`commit refs/heads/wide-${n}\ncommitter Bench <bench@example.com> ${when + n * 100 + c} +0000\ndata ${Buffer.byteLength(message)}\n${message}\n`);
+      if (c === 0) parts.push(`from ${tip}\n`);
+      for (let f = c * perCommit; f < (c + 1) * perCommit; f++) {
+        const text = `file ${f}\n${'line\n'.repeat(1 + (f % 20))}`;
+        parts.push(`M 100644 inline dir${f % 10}/file${f}.txt\ndata ${Buffer.byteLength(text)}\n${text}\n`);
+      }
+    }
+    const message = `base moves on (${n})`;
+    const text = `the base moved on (${n})\n`;
+    parts.push(`commit refs/heads/base-${n}\ncommitter Bench <bench@example.com> ${when + n * 100 + 99} +0000\ndata ${Buffer.byteLength(message)}\n${message}\n` +
+      `from ${tip}\nM 100644 inline BASE.txt\ndata ${text.length}\n${text}\n`);
+  }
+  return Buffer.from(parts.join(''));
+}
+
 async function api(target: PullTarget, method: string, apiPath: string, body?: unknown): Promise<{ json: unknown; headers: Headers }> {
   const response = await fetch(new URL(`api/v1${apiPath}`, target.rootUrl), {
     method,
