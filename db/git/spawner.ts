@@ -21,7 +21,7 @@ export interface SpawnResult {
 /**
  * The helper's whole program, run by `node -e` (no TypeScript loader, so it starts in some 40 ms). It reads request
  * frames on standard input, runs each command (any number at once), and answers one frame per command on standard
- * output; it exits when its parent closes standard input (the parent ended).
+ * output; it exits when its parent closes standard input (the parent ended), not on SIGTERM or SIGINT.
  * A frame is a u32 length and a JSON header, then a u32 length and the bytes of standard input or output.
  */
 const helperSource = `
@@ -80,6 +80,9 @@ process.stdin.on('data', (chunk) => {
   }
 });
 process.stdin.on('end', () => process.exit(0));
+// a stop signal to the process group is for the parent, which lets its requests (and so these commands) finish first
+process.on('SIGTERM', () => undefined);
+process.on('SIGINT', () => undefined);
 process.stdout.write('R');
 `;
 
@@ -158,9 +161,9 @@ export class Spawner {
     });
   }
 
-  /** Stops the helper (commands then start here); the next `run` starts a new one. */
+  /** Stops the helper at once (commands then start here); the next `run` starts a new one. */
   stop(): void {
-    this.helper?.kill();
+    this.helper?.kill('SIGKILL');
   }
 
   /** The helper's process id, once started. */
@@ -181,7 +184,8 @@ export class Spawner {
     });
     helper.stdin!.on('error', () => undefined);
     helper.on('error', () => this.lost(helper));
-    helper.on('exit', () => this.lost(helper));
+    // 'close', not 'exit': answers still in the pipe when it exits are read first
+    helper.on('close', () => this.lost(helper));
     helper.unref();
     (helper.stdin as Socket).unref();
     (helper.stdout as Socket).unref();

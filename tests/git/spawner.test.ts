@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -68,3 +69,33 @@ test('a helper that dies fails its commands, and the next command starts a new o
   // the old one still answers too: it starts a new helper
   t.is((await spawner.run(request(['printf ok']))).stdout.toString(), 'ok');
 });
+
+test('the helper lets its commands finish on SIGTERM, and ends with its parent', async (t) => {
+  const spawner = await readySpawner();
+  t.teardown(() => spawner.stop());
+  const running = spawner.run(request(['sleep 0.3; printf finished']));
+  process.kill(spawner.pid!, 'SIGTERM');
+  t.is((await running).stdout.toString(), 'finished');
+  t.true(await helperAnswers(spawner));
+
+  // a parent killed outright: its helper sees its standard input close and exits
+  const source = `import { Spawner } from ${JSON.stringify(new URL('../../db/git/spawner.ts', import.meta.url).href)};
+    const s = new Spawner(); const req = { command: 'true', args: [], cwd: '/', env: {}, input: Buffer.alloc(0), timeoutMs: 5000 };
+    for (;;) { await s.run(req); if (s.pid && (await s.run({ ...req, command: 'sh', args: ['-c', 'echo $PPID'] })).stdout.toString().trim() === String(s.pid)) break; }
+    console.log(s.pid); setInterval(() => undefined, 1000);`;
+  const parent = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const helperPid = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
+  t.true(isAlive(helperPid));
+  parent.kill('SIGKILL');
+  for (let tries = 0; tries < 100 && isAlive(helperPid); tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+  t.false(isAlive(helperPid));
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
