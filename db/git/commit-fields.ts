@@ -1,3 +1,4 @@
+import type { RawObject } from './objects.js';
 import { readBranchRefs } from './refs.js';
 import { runGit } from './run.js';
 
@@ -149,24 +150,19 @@ function commitFieldsOf(data: Buffer, hexLength: 40 | 64): CommitFields | null {
   };
 }
 
-/** Commits by id in one `git cat-file --batch`; null if one of them is missing, no commit, or for git to show. */
-async function readCommitFields(dir: string, oids: string[], hexLength: 40 | 64): Promise<Map<string, CommitFields> | null> {
-  const output = await runGit(['cat-file', '--batch'], { cwd: dir, input: `${oids.join('\n')}\n` });
-  if (output.code !== 0) return null;
-  const batch = output.stdout;
+/** Reads objects by id, in order (null for a missing one): the repository's object reader. */
+export type ReadObjects = (oids: string[]) => Promise<Array<RawObject | null>>;
+
+/** Commits by id, read in-process or in one `git cat-file --batch` (as `read` does); null if one of them is missing, no commit, or for git to show. */
+async function readCommitFields(read: ReadObjects, oids: string[], hexLength: 40 | 64): Promise<Map<string, CommitFields> | null> {
   const found = new Map<string, CommitFields>();
-  for (let at = 0; at < batch.length; ) {
-    const newline = batch.indexOf(0x0a, at);
-    if (newline === -1) return null;
-    const [oid, type, size] = batch.subarray(at, newline).toString('latin1').split(' ');
-    if (type !== 'commit' || size === undefined) return null;
-    at = newline + 1;
-    const fields = commitFieldsOf(batch.subarray(at, at + Number(size)), hexLength);
+  for (const object of await read(oids)) {
+    if (object?.type !== 'commit') return null;
+    const fields = commitFieldsOf(object.data, hexLength);
     if (!fields) return null;
-    found.set(oid, fields);
-    at += Number(size) + 1;
+    found.set(object.oid, fields);
   }
-  return oids.every((oid) => found.has(oid)) ? found : null;
+  return found;
 }
 
 /** The old way, and the one for anything the in-process read leaves to git: one for-each-ref. */
@@ -189,10 +185,10 @@ async function listHeadsWithGit(dir: string, names?: string[]): Promise<HeadComm
 /**
  * Branch heads with their commits as `git for-each-ref` shows them: all of them, or only the named branches (a
  * name that is not a branch is left out), sorted by name. Refs are read from disk at the time of the call; the
- * commits behind them come from `commits` when it has them, the rest from one `git cat-file --batch`.
+ * commits behind them come from `commits` when it has them, the rest through `read` (in-process for small repositories).
  * Anything unusual (symbolic refs, replace refs, odd objects) is left to `git for-each-ref`.
  */
-export async function readHeads(dir: string, names?: string[], commits?: CommitFieldsCache): Promise<HeadCommit[]> {
+export async function readHeads(dir: string, read: ReadObjects, names?: string[], commits?: CommitFieldsCache): Promise<HeadCommit[]> {
   if (names && names.length === 0) return [];
   const refs = readBranchRefs(dir, names);
   if (!refs) return listHeadsWithGit(dir, names);
@@ -204,9 +200,9 @@ export async function readHeads(dir: string, names?: string[], commits?: CommitF
     else missing.add(oid);
   }
   if (missing.size > 0) {
-    const read = await readCommitFields(dir, [...missing], refs.format === 'sha1' ? 40 : 64);
-    if (!read) return listHeadsWithGit(dir, names);
-    for (const [oid, fields] of read) {
+    const found = await readCommitFields(read, [...missing], refs.format === 'sha1' ? 40 : 64);
+    if (!found) return listHeadsWithGit(dir, names);
+    for (const [oid, fields] of found) {
       known.set(oid, fields);
       commits?.set(oid, fields);
     }
@@ -216,10 +212,10 @@ export async function readHeads(dir: string, names?: string[], commits?: CommitF
 
 /**
  * A commit as a would-be head of `branch`, with the fields readHeads gives a real head: from `commits` or one
- * `git cat-file --batch` read in-process, else from `git log` (whose format adds one newline after the message).
+ * read through `read`, else from `git log` (whose format adds one newline after the message).
  */
-export async function readCommitAsHead(dir: string, branch: string, commit: string, commits?: CommitFieldsCache): Promise<HeadCommit> {
-  const known = commits?.get(commit) ?? (await readCommitFields(dir, [commit], commit.length === 64 ? 64 : 40))?.get(commit);
+export async function readCommitAsHead(dir: string, read: ReadObjects, branch: string, commit: string, commits?: CommitFieldsCache): Promise<HeadCommit> {
+  const known = commits?.get(commit) ?? (await readCommitFields(read, [commit], commit.length === 64 ? 64 : 40))?.get(commit);
   if (known) {
     commits?.set(commit, known);
     return { branch, sha: commit, ...known };

@@ -68,7 +68,7 @@ export async function fetchCommitAs(repo: GitRepo, source: GitReader, sha: strin
 }
 
 /**
- * The files changed between two commits with their line counts (`git diff --raw --numstat -M`, one process):
+ * The files changed between two commits with their line counts (`git diff-tree -r --raw --numstat -M`, one process):
  * renames carry their previous name; binary files count no lines.
  */
 export function changedPaths(repo: GitReader, from: string, to: string): Promise<ChangedPath[]> {
@@ -89,8 +89,9 @@ const recentDiffs = new Map<string, Promise<ChangedPath[]>>();
 const recentDiffLimit = 16;
 
 async function readChangedPaths(repo: GitReader, from: string, to: string): Promise<ChangedPath[]> {
-  const out = await runGit(['diff', '--raw', '--numstat', '-M', '-z', '--no-color', from, to], { cwd: repo.dir, timeoutMs: 10 * 60_000 });
-  if (out.code !== 0) throw new Error(`git diff failed (${out.code}): ${out.stderr.trim()}`);
+  // the plumbing diff-tree answers what `git diff` does for two commits, without the porcelain's start-up (about 1 ms less)
+  const out = await runGit(['diff-tree', '-r', '--raw', '--numstat', '-M', '-z', '--no-color', from, to], { cwd: repo.dir, timeoutMs: 10 * 60_000 });
+  if (out.code !== 0) throw new Error(`git diff-tree failed (${out.code}): ${out.stderr.trim()}`);
   return (parseDiffRecords(out.stdout.toString('utf8')).get('') ?? []).map((record) => ({
     filename: record.path, previousFilename: record.fromPath, status: rawStatus[record.status] ?? 'changed',
     additions: record.additions, deletions: record.deletions, binary: record.binary,

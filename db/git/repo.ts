@@ -64,12 +64,12 @@ export class GitRepo extends GitReader {
 
   /** Branch heads with their commits: all of them, or the named ones (missing names left out), sorted by name. */
   readHeads(names?: string[]): Promise<HeadCommit[]> {
-    return readHeads(this.dir, names, this.commits);
+    return readHeads(this.dir, (oids) => this.objects.readMany(oids), names, this.commits);
   }
 
   /** The commit as a would-be head of `branch`, with the fields a real head has. */
   readCommitAsHead(branch: string, commit: string): Promise<HeadCommit> {
-    return readCommitAsHead(this.dir, branch, commit, this.commits);
+    return readCommitAsHead(this.dir, (oids) => this.objects.readMany(oids), branch, commit, this.commits);
   }
 
   /** The named tags that point (directly or through one annotated tag) at a commit. */

@@ -1,5 +1,5 @@
 import { invalid } from '../errors.js';
-import { spawn } from 'node:child_process';
+import { Spawner } from './spawner.js';
 
 export interface GitResult {
   stdout: Buffer;
@@ -27,19 +27,20 @@ export const gitEnv: Record<string, string> = {
 /** Linux refuses to start a program with one argument of 128 KiB or more (E2BIG); such a value is refused before. */
 export const maxGitArgBytes = 128 * 1024 - 1;
 
+/**
+ * Where this process's buffered git commands start: one helper process per process, so that starting git does not
+ * fork this (large) process on its event loop. Module-wide on purpose: like libuv's own table of child processes, it
+ * is how the process starts programs, not state a caller chooses or a test replaces.
+ */
+const spawner = new Spawner();
+
 /** Runs the git CLI and collects its output; never throws for a non-zero exit (see `gitOk`). */
 export function runGit(args: string[], { cwd, input, env, timeoutMs = 60_000 }: GitOptions): Promise<GitResult> {
   if (args.some((arg) => Buffer.byteLength(arg) > maxGitArgBytes)) return Promise.reject(invalid('a value is too long to be handed to git'));
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...gitEnv, ...env }, timeout: timeoutMs });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), code: code ?? 1 }));
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(input);
+  return spawner.run({
+    command: 'git', args, cwd, timeoutMs,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...gitEnv, ...env },
+    input: typeof input === 'string' ? Buffer.from(input) : (input ?? Buffer.alloc(0)),
   });
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { gitAsUser, median, timeGit, type GitFigure } from './git-bench.js';
@@ -23,6 +23,82 @@ export interface PullTarget {
   repo: string;
   dir: string;
   rss: () => number;
+  /** The web process, whose CPU time (and that of its git processes and of the database) each figure reports. */
+  pid: number;
+}
+
+/** CPU milliseconds used so far: by the web process, by what it started (git, its git helper), by PostgreSQL. */
+interface CpuSample {
+  web: number;
+  git: number;
+  postgres: number;
+}
+
+/** Linux's clock ticks per second (USER_HZ), in which /proc reports CPU time. */
+const ticksPerSecond = 100;
+
+interface ProcStat {
+  pid: number;
+  ppid: number;
+  /** CPU time of its threads so far (schedstat, nanoseconds), and of the children it waited for (cutime + cstime). */
+  ownMs: number;
+  reapedMs: number;
+}
+
+/** Time on CPU of all threads of a process, from /proc/PID/task/TID/schedstat (nanoseconds, not 10 ms ticks). */
+function threadsMs(pid: string): number {
+  let ns = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+  return ns / 1e6;
+}
+
+function readProcesses(): ProcStat[] {
+  const found: ProcStat[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      const reaped = ((Number(fields[13]) + Number(fields[14])) * 1000) / ticksPerSecond;
+      found.push({ pid: Number(name), ppid: Number(fields[1]), ownMs: threadsMs(name), reapedMs: reaped });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** The PostgreSQL server whose data directory is under `scratch` (the bench's embedded cluster), or none. */
+function findPostmaster(scratch: string): number | null {
+  for (const { pid } of readProcesses()) {
+    try {
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      if (command.split('\0')[0].endsWith('postgres') && command.includes(`${scratch}/db`)) return pid;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return null;
+}
+
+/** A process and its descendants' CPU: their own, and that of the children they waited for. */
+function treeMs(all: ProcStat[], root: number): number {
+  let ms = 0;
+  const queue = [root];
+  while (queue.length) {
+    const pid = queue.pop()!;
+    for (const p of all) {
+      if (p.pid === pid) ms += p.ownMs + p.reapedMs;
+      if (p.ppid === pid) queue.push(p.pid);
+    }
+  }
+  return ms;
+}
+
+function sampleCpu(webPid: number, postmaster: number | null): CpuSample {
+  const all = readProcesses();
+  const web = all.find((p) => p.pid === webPid)!;
+  return { web: web.ownMs, git: treeMs(all, webPid) - web.ownMs, postgres: postmaster ? treeMs(all, postmaster) : Number.NaN };
 }
 
 const fileCount = 1_000;
@@ -74,6 +150,35 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
+/** CPU used by the server side during one figure's Hearth runs, summed over them. */
+class CpuMeter {
+  readonly used = new Map<string, CpuSample & { requests: number }>();
+
+  constructor(
+    private readonly webPid: number,
+    private readonly postmaster: number | null,
+  ) {}
+
+  async timed(figure: string, requests: number, work: () => Promise<unknown>): Promise<number> {
+    const before = sampleCpu(this.webPid, this.postmaster);
+    const seconds = await timed(work);
+    const after = sampleCpu(this.webPid, this.postmaster);
+    const sum = this.used.get(figure) ?? { web: 0, git: 0, postgres: 0, requests: 0 };
+    this.used.set(figure, {
+      web: sum.web + after.web - before.web, git: sum.git + after.git - before.git, postgres: sum.postgres + after.postgres - before.postgres,
+      requests: sum.requests + requests,
+    });
+    return seconds;
+  }
+
+  print(): void {
+    console.log('\nCPU per request (ms, averaged over all runs; schedstat of live threads, and 10 ms ticks for the git processes reaped): web process, git and its helper, PostgreSQL');
+    for (const [figure, { web, git, postgres, requests }] of this.used) {
+      console.log(`  ${figure}: web ${(web / requests).toFixed(2)}, git ${(git / requests).toFixed(2)}, postgres ${(postgres / requests).toFixed(2)} (${requests} requests)`);
+    }
+  }
+}
+
 export async function measurePulls(work: string, target: PullTarget): Promise<GitFigure[]> {
   const home = path.join(work, 'pull-home');
   mkdirSync(home, { recursive: true });
@@ -81,6 +186,7 @@ export async function measurePulls(work: string, target: PullTarget): Promise<Gi
   const git = (args: string[], input?: Buffer): Promise<string> => gitAsUser(home, ['--git-dir', target.dir, ...args], input);
   const timeGitHere = (args: string[]): Promise<number> => timeGit(home, ['--git-dir', target.dir, ...args]);
   const tip = (await git(['rev-parse', 'refs/heads/main'])).trim();
+  const cpu = new CpuMeter(target.pid, findPostmaster(path.resolve(target.dir, '..', '..', '..')));
   const pairs = repeats + 1;
   await git(['fast-import', '--quiet'], branchStream(tip, pairs));
 
@@ -138,10 +244,10 @@ export async function measurePulls(work: string, target: PullTarget): Promise<Gi
   const runs = { diff: [] as number[], first: [] as number[], all: [] as number[], log: [] as number[], commits: [] as number[] };
   for (let n = 1; n < pairs; n++) {
     runs.diff.push(await timeGitHere(numstat(n)));
-    runs.first.push(await timed(() => firstPage(pulls[n])));
-    runs.all.push(await timed(() => allFiles(pulls[n])));
+    runs.first.push(await cpu.timed('files, first page', 1, () => firstPage(pulls[n])));
+    runs.all.push(await cpu.timed('files, all pages', fileCount / pageSize + 1, () => allFiles(pulls[n])));
     runs.log.push(await timeGitHere(log(n)));
-    runs.commits.push(await timed(() => commits(pulls[n])));
+    runs.commits.push(await cpu.timed('commits', 1, () => commits(pulls[n])));
   }
   record(`pull request files, first page of ${pageSize} of ${fileCount} (diff read; vs git diff --numstat -M)`, runs.first, runs.diff);
   record(`pull request files, all ${fileCount} in ${fileCount / pageSize} pages of ${pageSize} (vs one git diff --numstat -M)`, runs.all, runs.diff);
@@ -152,10 +258,11 @@ export async function measurePulls(work: string, target: PullTarget): Promise<Gi
   await api(target, 'POST', `${pulls[0]}/merge`, { Do: 'merge' });
   for (let n = 1; n < pairs; n++) {
     merges.plain.push(await timed(() => plainMerge(n)));
-    merges.hearth.push(await timed(() => api(target, 'POST', `${pulls[n]}/merge`, { Do: 'merge' })));
+    merges.hearth.push(await cpu.timed('merge', 1, () => api(target, 'POST', `${pulls[n]}/merge`, { Do: 'merge' })));
     const [merged, head] = await Promise.all([git(['rev-parse', `refs/heads/base-${n}^2`]), git(['rev-parse', `refs/heads/wide-${n}`])]);
     if (merged.trim() !== head.trim()) throw new Error(`base-${n} is not the merge of wide-${n}`);
   }
   record('pull request merge, merge style (vs git merge-tree --write-tree + commit-tree + update-ref)', merges.hearth, merges.plain);
+  cpu.print();
   return figures;
 }

@@ -353,7 +353,7 @@ async function main(): Promise<void> {
     });
     const pullFigures = () => measurePulls(path.join(scratch, 'pull-bench'), {
       rootUrl: `http://127.0.0.1:${ports.hearth}/`, username, token, repo: repos.pulls, dir: services.git.pathOf(username, repos.pulls),
-      rss: () => rssMiB(hearth.pid!),
+      rss: () => rssMiB(hearth.pid!), pid: hearth.pid!,
     });
     const pushUrl = new URL(`${username}/${repos.pushed}.git`, `http://127.0.0.1:${ports.hearth}/`);
     pushUrl.username = username;

@@ -44,16 +44,6 @@ export async function lockIssue(tx: Tx, issue: IssueRow): Promise<IssueRow> {
   return row;
 }
 
-/** Issues that block this one and are still open (Gitea's IssueNoDependenciesLeft, inverted). */
-export async function countOpenDependencies(db: Queryable, issueId: number): Promise<number> {
-  const [{ open }] = await db.query<{ open: number }>(
-    `SELECT count(*)::int AS open FROM issue_dependency d JOIN issue i ON i.id = d.dependency_id
-     WHERE d.issue_id = $1 AND NOT i.is_closed`,
-    [issueId],
-  );
-  return open;
-}
-
 // ---- creation ----------------------------------------------------------------------------------------
 
 export function assertTitle(title: string): void {
@@ -148,20 +138,24 @@ export async function createIssue(tx: Tx, repo: RepoRow, doer: UserRow, input: N
  * repository, the milestone and the labels follow; `commitId` names the commit that caused it.
  */
 export async function setIssueClosed(
-  tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, closed: boolean, cause: { commitId?: string; merged?: boolean } = {},
+  tx: Tx, repo: RepoRow, issue: IssueRow, doer: UserRow, closed: boolean,
+  cause: { commitId?: string; merged?: boolean; lockedByCaller?: boolean } = {},
 ): Promise<IssueRow> {
-  const before = await lockIssue(tx, issue);
+  // `lockedByCaller`: `issue` is the current row and the caller holds its lock (a merge locks pull request and issue at once)
+  const before = cause.lockedByCaller ? issue : await lockIssue(tx, issue);
   if (before.is_closed === closed) return before;
-  if (closed && (await countOpenDependencies(tx, before.id)) > 0) {
-    throw preconditionFailed('cannot close this issue because it still has open dependencies');
-  }
-  const [row] = await tx.query<IssueRow>(
-    `UPDATE issue SET is_closed = $2, closed_at = CASE WHEN $2 THEN now() END, updated = now() WHERE id = $1 RETURNING *`,
+  // one statement: no closing past an open dependency, the change, and the labels whose counts follow it
+  const [changed] = await tx.query<IssueRow & { label_ids: number[] }>(
+    `UPDATE issue SET is_closed = $2, closed_at = CASE WHEN $2 THEN now() END, updated = now()
+     WHERE id = $1 AND NOT ($2 AND EXISTS (
+       SELECT 1 FROM issue_dependency d JOIN issue i ON i.id = d.dependency_id WHERE d.issue_id = $1 AND NOT i.is_closed))
+     RETURNING *, ARRAY(SELECT label_id FROM issue_label WHERE issue_id = $1) AS label_ids`,
     [before.id, closed],
   );
+  if (!changed) throw preconditionFailed('cannot close this issue because it still has open dependencies');
+  const { label_ids: labelIds, ...row } = changed;
   await adjustRepoCounters(tx, repo.id, row.is_pull, 0, closed ? 1 : -1);
   await recountMilestones(tx, [row.milestone_id]);
-  const labelIds = (await tx.query<{ label_id: number }>('SELECT label_id FROM issue_label WHERE issue_id = $1', [row.id])).map((r) => r.label_id);
   await recountLabels(tx, labelIds);
   if (cause.merged) {
     // a merge closes its pull request with a merge_pull entry; the merge's own event stands for the close

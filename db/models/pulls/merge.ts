@@ -190,23 +190,25 @@ export async function mergePull(tx: Tx, deps: MergeDeps, base: RepoRow, pull: Pu
     if (mergedCommit !== baseSha) move = { ref: `refs/heads/${row.base_branch}`, from: baseSha, to: mergedCommit };
   }
 
-  const recordMerge = async (): Promise<PullRow> => {
-    if (move) await recordRefUpdates(tx, repoGit, base, doer, [{ ref: move.ref, oldSha: move.from, newSha: move.to }]);
+  const recordMerge = async (moved: Promise<void>): Promise<PullRow> => {
     const [merged] = await tx.query<PullRow>(
       `UPDATE pull_request SET has_merged = true, merged_commit_id = $2, merger_id = $3, merged_at = now(), status = $4, updated = now()
        WHERE id = $1 RETURNING *`,
       [row.id, mergedCommit, doer.id, options.style === 'manually-merged' ? pullStatus.manuallyMerged : pullStatus.mergeable],
     );
-    await setIssueClosed(tx, base, issue, doer, true, { commitId: mergedCommit, merged: true });
+    await setIssueClosed(tx, base, issue, doer, true, { commitId: mergedCommit, merged: true, lockedByCaller: true });
     await emit(tx, {
       kind: 'pull_request.merged', repoId: base.id, doerId: doer.id,
       payload: { ...issueFacts(issue), merged_commit_id: mergedCommit, style: options.style },
     });
     const deleteHead = options.deleteBranchAfterMerge ?? base.default_delete_branch_after_merge;
     if (deleteHead && headRepo && options.style !== 'manually-merged') await deleteHeadBranch(tx, deps.git, headRepo, row, doer);
+    // the branch's row is read from git, so once git has moved it
+    await moved;
+    if (move) await recordRefUpdates(tx, repoGit, base, doer, [{ ref: move.ref, oldSha: move.from, newSha: move.to }]);
     return merged;
   };
-  return move ? moveBranchWhile(tx, repoGit, move, recordMerge) : recordMerge();
+  return move ? moveBranchWhile(tx, repoGit, move, recordMerge) : recordMerge(Promise.resolve());
 }
 
 /** The commit message of a merge: the caller's title and message where given, else the default's. */
@@ -226,22 +228,27 @@ interface BranchMove {
 
 /**
  * Moves the branch (`update-ref` with the old value) while `record` writes the merge into the database, git and
- * PostgreSQL working at the same time. The transaction still commits only with the branch moved: a branch that moved
- * meanwhile is a 409 (and rolls `record` back), and a rollback for any reason moves the branch back.
+ * PostgreSQL working at the same time; `record` awaits `moved` before what must see the branch moved. The transaction
+ * still commits only with the branch moved: a branch that moved meanwhile is a 409 (and rolls `record` back), and a
+ * rollback for any reason moves the branch back.
  */
-async function moveBranchWhile<T>(tx: Tx, repoGit: GitRepo, { ref, from, to }: BranchMove, record: () => Promise<T>): Promise<T> {
+async function moveBranchWhile<T>(tx: Tx, repoGit: GitRepo, { ref, from, to }: BranchMove, record: (moved: Promise<void>) => Promise<T>): Promise<T> {
   const moving = repoGit.updateRef(ref, to, from).then((moved) => {
     if (moved) tx.onRollback(async () => {
       await repoGit.updateRef(ref, from, to);
     });
     return moved;
   });
-  const recorded = await record().catch(async (error: unknown) => {
+  const moved = moving.then((done) => {
+    if (!done) throw conflict('merge push out of date');
+  });
+  moved.catch(() => undefined);
+  const recorded = await record(moved).catch(async (error: unknown) => {
     // the rollback that follows must find the branch's way back registered
     await moving.catch(() => false);
     throw error;
   });
-  if (!(await moving)) throw conflict('merge push out of date');
+  await moved;
   return recorded;
 }
 
