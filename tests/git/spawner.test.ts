@@ -32,7 +32,7 @@ test('commands run in the helper with their input, output, errors and exit codes
   t.teardown(() => spawner.stop());
   const echoed = await spawner.run(request(['cat; echo done >&2; exit 3'], { input: Buffer.from('some\0bytes') }));
   t.deepEqual(echoed, { stdout: Buffer.from('some\0bytes'), stderr: 'done\n', code: 3 });
-  // large output and input survive the frames whole, and many commands at once get their own answers
+  // large output and input survive the channel whole, and many commands at once get their own answers
   const big = Buffer.alloc(3 * 1024 * 1024 + 7, 'x');
   const answers = await Promise.all([
     spawner.run(request(['cat'], { input: big })),
@@ -78,7 +78,7 @@ test('the helper lets its commands finish on SIGTERM, and ends with its parent',
   t.is((await running).stdout.toString(), 'finished');
   t.true(await helperAnswers(spawner));
 
-  // a parent killed outright: its helper sees its standard input close and exits
+  // a parent killed outright: its helper sees the channel close and exits
   const source = `import { Spawner } from ${JSON.stringify(new URL('../../db/git/spawner.ts', import.meta.url).href)};
     const s = new Spawner(); const req = { command: 'true', args: [], cwd: '/', env: {}, input: Buffer.alloc(0), timeoutMs: 5000 };
     for (;;) { await s.run(req); if (s.pid && (await s.run({ ...req, command: 'sh', args: ['-c', 'echo $PPID'] })).stdout.toString().trim() === String(s.pid)) break; }
