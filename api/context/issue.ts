@@ -1,5 +1,5 @@
 import { forbidden, locked, notFound } from '../../db/errors.js';
-import { unitModeOf } from '../../db/models/access.js';
+import { unitModeWithOwner } from '../../db/models/access.js';
 import type { IssueRow } from '../../db/models/issues/issue-row.js';
 import { getIssueByIndex } from '../../db/models/issues/issues.js';
 import { accessModes, type AccessMode } from '../../db/models/repos/repo-row.js';
@@ -15,7 +15,7 @@ export interface LoadedIssue {
 
 /** The caller's mode in the unit of issues (or of pull requests) of the guarded repository. */
 export async function issueUnitMode(deps: Deps, repo: LoadedRepo, isPull: boolean): Promise<AccessMode> {
-  return unitModeOf(deps.db, repo.caller.user, repo.repo, isPull ? 'repo.pulls' : 'repo.issues', repo.repoMode);
+  return unitModeWithOwner(deps.db, repo.caller.user, repo.repo, repo.owner, isPull ? 'repo.pulls' : 'repo.issues', repo.repoMode);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { forbidden, notFound, unauthorized } from '../../db/errors.js';
-import { findRepoAndAccess, unitModeOf } from '../../db/models/access.js';
+import { findRepoAndAccess, unitModeWithOwner } from '../../db/models/access.js';
 import type { AccessModeName, UnitKey } from '../../db/models/orgs/teams.js';
 import { findRedirect, findRepoById } from '../../db/models/repos/repos.js';
 import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repos/repo-row.js';
@@ -83,7 +83,7 @@ export async function loadGuardedRepo(deps: Deps, caller: Caller, params: Record
 
 /** reqRepoReader(unit): 403 unless the caller may read the unit; afterwards `mode` is the unit's mode. */
 async function narrowToUnit(deps: Deps, loaded: LoadedRepo, unit: UnitKey, known: AccessMode | null): Promise<LoadedRepo> {
-  const mode = known ?? await unitModeOf(deps.db, loaded.caller.user, loaded.repo, unit, loaded.repoMode);
+  const mode = known ?? await unitModeWithOwner(deps.db, loaded.caller.user, loaded.repo, loaded.owner, unit, loaded.repoMode);
   if (mode < accessModes.read) throw forbidden('user should have specific read permission or be a repo admin or a site admin');
   return { ...loaded, mode };
 }

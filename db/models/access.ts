@@ -2,7 +2,7 @@ import type { Queryable } from '../data-source.js';
 import { accessModes, repoRowFromJson, type AccessMode, type RepoRow } from './repos/repo-row.js';
 import type { OrgRow } from './orgs/orgs.js';
 import type { UnitKey } from './orgs/teams.js';
-import { userRowFromJson, visibilities, type UserRow } from './users/user-row.js';
+import { userRowFromJson, userTypes, visibilities, type UserRow } from './users/user-row.js';
 
 /**
  * The one place that decides what a user may do in a repository: ownership, site administration,
@@ -36,6 +36,16 @@ export function isUnitEnabled(repo: RepoRow, unit: UnitKey): boolean {
  */
 export async function unitModeOf(db: Queryable, user: UserRow | null, repo: RepoRow, unit: UnitKey, repoMode: AccessMode): Promise<AccessMode> {
   return withRepoMode(isUnitEnabled(repo, unit) ? await accessModeOf(db, user, repo, unit) : accessModes.none, repoMode);
+}
+
+/**
+ * unitModeOf for a caller whose mode in the repository is known together with its owner's row: only teams give a mode
+ * per unit and only organizations have teams, so for an anonymous caller, or in a repository no organization owns, the
+ * unit's mode is the repository's (when the unit is on) and no query is needed.
+ */
+export async function unitModeWithOwner(db: Queryable, user: UserRow | null, repo: RepoRow, owner: UserRow, unit: UnitKey, repoMode: AccessMode): Promise<AccessMode> {
+  if (user && owner.type === userTypes.organization) return unitModeOf(db, user, repo, unit, repoMode);
+  return withRepoMode(isUnitEnabled(repo, unit) ? repoMode : accessModes.none, repoMode);
 }
 
 /** Repository administrators keep their mode in every unit. */

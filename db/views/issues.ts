@@ -51,7 +51,10 @@ interface IssueViewParts {
   pulls: Array<{ issue_id: number; has_merged: boolean; merged_at: string | null }> | null;
 }
 
-/** $1 the issues, $2 their posters, $3 their milestones, $4 the pull requests among them. */
+/**
+ * $1 the issues, $2 their posters, $3 their milestones, $4 the pull requests among them. Users are looked up by one
+ * array of both kinds of ids, through the primary key: an OR of the two conditions would read the whole user table.
+ */
 const issueViewPartsSql = `
   SELECT
     (SELECT json_agg(l ORDER BY l.name, l.id) FROM label l
@@ -60,7 +63,7 @@ const issueViewPartsSql = `
     (SELECT json_agg(json_build_array(issue_id, assignee_id) ORDER BY issue_id, assignee_id)
       FROM issue_assignees WHERE issue_id = ANY($1::bigint[])) AS assignee_links,
     (SELECT json_agg(u) FROM "user" u
-      WHERE u.id = ANY($2::bigint[]) OR u.id IN (SELECT assignee_id FROM issue_assignees WHERE issue_id = ANY($1::bigint[]))) AS users,
+      WHERE u.id = ANY($2::bigint[] || ARRAY(SELECT assignee_id FROM issue_assignees WHERE issue_id = ANY($1::bigint[])))) AS users,
     (SELECT json_agg(m) FROM milestone m WHERE m.id = ANY($3::bigint[])) AS milestones,
     (SELECT json_agg(a ORDER BY a.id) FROM attachment a WHERE a.issue_id = ANY($1::bigint[]) AND a.comment_id IS NULL) AS attachments,
     (SELECT json_agg(json_build_object('issue_id', p.issue_id, 'has_merged', p.has_merged, 'merged_at', p.merged_at))

@@ -58,3 +58,32 @@ test('a private repository\'s issues are hidden from strangers, and a disabled u
   t.is((await hearth.call('GET', '/repos/alice/secret/issues/1', { auth: bob.bearer })).status, 404);
   t.is((await hearth.call('POST', '/repos/alice/secret/issues', { auth: bob.bearer, body: { title: 'x' } })).status, 404);
 });
+
+test('the list shows the units the caller may read: anonymous callers by the switches, team members by their unit modes', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const bob = await hearth.createUser('bob');
+  const repo = await build.repo(hearth, alice, { name: 'open' });
+  await build.issue(hearth, repo, { title: 'an issue' });
+  await build.issue(hearth, repo, { title: 'a pull', isPull: true });
+  const titles = async (path: string, auth?: string) => {
+    const answer = await hearth.call('GET', path, auth ? { auth } : {});
+    return answer.status === 200 ? (answer.body as Array<{ title: string }>).map((issue) => issue.title).sort() : answer.status;
+  };
+  t.deepEqual(await titles('/repos/alice/open/issues'), ['a pull', 'an issue']);
+  await hearth.store.db.query('UPDATE repository SET has_issues = false WHERE id = $1', [repo.id]);
+  t.deepEqual(await titles('/repos/alice/open/issues'), ['a pull'], 'without the issues unit only pull requests are listed');
+  t.is(await titles('/repos/alice/open/issues?type=issues'), 404);
+  await hearth.store.db.query('UPDATE repository SET has_pull_requests = false WHERE id = $1', [repo.id]);
+  t.is(await titles('/repos/alice/open/issues'), 404, 'neither unit: nothing to list');
+
+  const acme = await build.org(hearth, alice, { name: 'acme' });
+  const app = await build.repo(hearth, acme, { name: 'app', private: true });
+  await build.issue(hearth, app, { title: 'org issue' });
+  await build.issue(hearth, app, { title: 'org pull', isPull: true });
+  const team = (await build.team(hearth, acme, { name: 'triage', unitsMap: { 'repo.code': 'read', 'repo.issues': 'read' }, members: [bob] })).id;
+  await hearth.call('PUT', `/teams/${team}/repos/acme/app`, { auth: alice.bearer });
+  t.deepEqual(await titles('/repos/acme/app/issues', bob.bearer), ['org issue'], 'a team without the pull request unit sees issues only');
+  t.is(await titles('/repos/acme/app/issues?type=pulls', bob.bearer), 404);
+  t.deepEqual(await titles('/repos/acme/app/issues', alice.bearer), ['org issue', 'org pull']);
+});
