@@ -19,16 +19,17 @@ const emailTables = 'email_address e JOIN "user" u ON u.id = e.uid';
 const selectEmails = `SELECT ${emailColumns} FROM ${emailTables}`;
 
 /**
+ * findUsersByEmails's rule as a subquery, for lists whose rows carry commit addresses: for a set of lower-cased
+ * addresses (`lowerEmails`, a subquery), each looked up once, a JSON object of the names of the users who have them as
+ * activated addresses, by address (NULL when none has).
+ */
+export const usernamesByEmailJson = (lowerEmails: string): string =>
+  `SELECT json_object_agg(e.lower_email, u.name) FROM ${emailTables} WHERE e.lower_email IN ${lowerEmails} AND e.is_activated`;
+
+/**
  * Gitea's GetUserByEmail for many addresses at once (the authors and committers of commits): an address
  * belongs to the user who has it as an activated address, compared without case. Keys are lower-cased.
  */
-/**
- * findUsersByEmails's rule as a scalar subquery, for lists whose rows carry commit addresses: the name of the user
- * who has `email` (a SQL expression) as an activated address, compared without case, or NULL.
- */
-export const usernameByEmail = (email: string): string =>
-  `(SELECT u.name FROM ${emailTables} WHERE e.lower_email = lower(${email}) AND e.is_activated)`;
-
 export async function findUsersByEmails(db: Queryable, emails: string[]): Promise<Map<string, UserRow>> {
   const wanted = [...new Set(emails.filter(Boolean).map((email) => email.toLowerCase()))];
   if (wanted.length === 0) return new Map();
