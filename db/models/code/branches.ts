@@ -41,11 +41,14 @@ export interface BranchPage {
   protectedAny: boolean;
 }
 
+/** The head columns of a row, in branchHeadColumns's order (arrays: PostgreSQL builds them for less than objects). */
+type BranchHeadTuple = [string, string, string | null, string | null, string | null, string | null, string | null, string | null, string | null];
+
 /** What branchPageSql answers, as PostgreSQL's JSON has it. */
 interface BranchPageJson {
   total: number;
   protected_any: boolean;
-  rows: BranchHeadColumns[];
+  rows: BranchHeadTuple[];
   /** Site users' names by lower-cased commit address, for the addresses of the page that have one. */
   usernames: Record<string, string> | null;
 }
@@ -60,16 +63,18 @@ const branchPageSql = `(WITH page AS (
   SELECT json_build_object(
     'total', (SELECT count(*) FROM branch WHERE repo_id = r.id),
     'protected_any', EXISTS (SELECT 1 FROM protected_branch WHERE repo_id = r.id),
-    'rows', (SELECT COALESCE(json_agg(json_build_object(${branchHeadColumns.split(', ').map((c) => `'${c}', ${c}`).join(', ')})
-                                      ORDER BY commit_time DESC, name), '[]') FROM page),
+    'rows', (SELECT COALESCE(json_agg(json_build_array(${branchHeadColumns}) ORDER BY commit_time DESC, name), '[]') FROM page),
     'usernames', (${usernamesByEmailJson('(SELECT lower(author_email) FROM page UNION SELECT lower(committer_email) FROM page)')})))`;
 
 function branchPageOf(json: unknown): BranchPage {
   const { total, protected_any: protectedAny, rows, usernames } = json as BranchPageJson;
   const username = (email: string | null): string => (email && usernames?.[email.toLowerCase()]) || '';
   return {
-    branches: rows.map((row) => ({
-      name: row.name, head: headOfRow(row), authorUsername: username(row.author_email), committerUsername: username(row.committer_email),
+    branches: rows.map(([name, commit_id, author_name, author_email, author_date, committer_name, committer_email, committer_date, message]) => ({
+      name,
+      head: headOfRow({ name, commit_id, author_name, author_email, author_date, committer_name, committer_email, committer_date, message }),
+      authorUsername: username(author_email),
+      committerUsername: username(committer_email),
     })),
     total,
     protectedAny,
