@@ -49,7 +49,7 @@ interface BranchPageJson {
   total: number;
   protected_any: boolean;
   rows: BranchHeadTuple[];
-  /** Site users' names by lower-cased commit address, for the addresses of the page that have one. */
+  /** Site users' names by commit address (as the rows have it), for the addresses of the page that have one. */
   usernames: Record<string, string> | null;
 }
 
@@ -64,11 +64,11 @@ const branchPageSql = `(WITH page AS (
     'total', (SELECT count(*) FROM branch WHERE repo_id = r.id),
     'protected_any', EXISTS (SELECT 1 FROM protected_branch WHERE repo_id = r.id),
     'rows', (SELECT COALESCE(json_agg(json_build_array(${branchHeadColumns}) ORDER BY commit_time DESC, name), '[]') FROM page),
-    'usernames', (${usernamesByEmailJson('(SELECT lower(author_email) FROM page UNION SELECT lower(committer_email) FROM page)')})))`;
+    'usernames', (${usernamesByEmailJson('(SELECT author_email AS email FROM page UNION SELECT committer_email FROM page)')})))`;
 
 function branchPageOf(json: unknown): BranchPage {
   const { total, protected_any: protectedAny, rows, usernames } = json as BranchPageJson;
-  const username = (email: string | null): string => (email && usernames?.[email.toLowerCase()]) || '';
+  const username = (email: string | null): string => (email !== null && usernames && Object.hasOwn(usernames, email) ? usernames[email] : '');
   return {
     branches: rows.map(([name, commit_id, author_name, author_email, author_date, committer_name, committer_email, committer_date, message]) => ({
       name,

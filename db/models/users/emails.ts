@@ -19,12 +19,13 @@ const emailTables = 'email_address e JOIN "user" u ON u.id = e.uid';
 const selectEmails = `SELECT ${emailColumns} FROM ${emailTables}`;
 
 /**
- * findUsersByEmails's rule as a subquery, for lists whose rows carry commit addresses: for a set of lower-cased
- * addresses (`lowerEmails`, a subquery), each looked up once, a JSON object of the names of the users who have them as
- * activated addresses, by address (NULL when none has).
+ * findUsersByEmails's rule as a subquery, for lists whose rows carry commit addresses: for the distinct addresses
+ * `addresses` (a subquery whose column is `email`), each looked up once, a JSON object of the names of the users who have
+ * them as activated addresses (compared without case), keyed by the address as given (NULL when none has).
  */
-export const usernamesByEmailJson = (lowerEmails: string): string =>
-  `SELECT json_object_agg(e.lower_email, u.name) FROM ${emailTables} WHERE e.lower_email IN ${lowerEmails} AND e.is_activated`;
+export const usernamesByEmailJson = (addresses: string): string =>
+  `SELECT json_object_agg(a.email, u.name) FROM ${addresses} a
+     JOIN email_address e ON e.lower_email = lower(a.email) AND e.is_activated JOIN "user" u ON u.id = e.uid`;
 
 /**
  * Gitea's GetUserByEmail for many addresses at once (the authors and committers of commits): an address
