@@ -1,5 +1,5 @@
 import { forbidden, notFound, unauthorized } from '../../db/errors.js';
-import { findRepoAndAccess, unitModeWithOwner } from '../../db/models/access.js';
+import { findRepoAndAccess, unitModeWithOwner, type RepoPreload } from '../../db/models/access.js';
 import type { AccessModeName, UnitKey } from '../../db/models/orgs/teams.js';
 import { findRedirect, findRepoById } from '../../db/models/repos/repos.js';
 import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repos/repo-row.js';
@@ -27,6 +27,8 @@ export interface LoadedRepo extends RepoView {
   /** The caller's mode in the repository as a whole. */
   repoMode: AccessMode;
   caller: Caller;
+  /** What the route's preload read with the repository; undefined without one, or when it could not run (a repository found by a redirect or by id). */
+  preloaded?: unknown;
 }
 
 /** A list of repositories as `viewer` sees them, rendered (lists, searches, feeds). */
@@ -46,13 +48,15 @@ export async function loadRepo(deps: Deps, caller: Caller, ownerName: string, re
  * loadRepo with the caller's mode in `unit` from the same query (the repository guard's hot path: one round trip
  * for the repository, its owner and both modes). `unitMode` is null for a repository found by a redirect.
  */
-async function loadRepoInUnit(deps: Deps, caller: Caller, ownerName: string, repoName: string, unit?: UnitKey): Promise<{ loaded: LoadedRepo; unitMode: AccessMode | null }> {
+async function loadRepoInUnit(
+  deps: Deps, caller: Caller, ownerName: string, repoName: string, unit?: UnitKey, preload?: RepoPreload<unknown>,
+): Promise<{ loaded: LoadedRepo; unitMode: AccessMode | null }> {
   const missing = `repository ${ownerName}/${repoName} does not exist`;
-  const found = await findRepoAndAccess(deps.db, ownerName, repoName, caller.user, unit);
+  const found = await findRepoAndAccess(deps.db, ownerName, repoName, caller.user, unit, preload);
   if (found) {
     if (found.mode < accessModes.read) throw notFound(missing);
     const view = await completeRepoView(deps.db, found.repo, found, caller.user);
-    return { loaded: { ...view, repoMode: view.mode, caller }, unitMode: found.unitMode };
+    return { loaded: { ...view, repoMode: view.mode, caller, preloaded: found.preloaded }, unitMode: found.unitMode };
   }
   const redirected = await findRedirect(deps.db, ownerName, repoName);
   if (!redirected) throw notFound(missing);
@@ -71,10 +75,15 @@ async function readable(deps: Deps, caller: Caller, repo: RepoRow, missing?: str
   return { ...view, repoMode: view.mode, caller };
 }
 
-/** Applies a route's repository guard: the repository of `{owner}/{repo}` (or `/repositories/{id}`), its unit, the mode. */
-export async function loadGuardedRepo(deps: Deps, caller: Caller, params: Record<string, string>, guard: RepoGuard): Promise<LoadedRepo> {
+/**
+ * Applies a route's repository guard: the repository of `{owner}/{repo}` (or `/repositories/{id}`), its unit, the mode.
+ * A `preload` is read in the same statement when the repository is found by its names.
+ */
+export async function loadGuardedRepo(
+  deps: Deps, caller: Caller, params: Record<string, string>, guard: RepoGuard, preload?: RepoPreload<unknown>,
+): Promise<LoadedRepo> {
   const { loaded, unitMode } = params.owner !== undefined && params.repo !== undefined
-    ? await loadRepoInUnit(deps, caller, params.owner, params.repo, guard.unit)
+    ? await loadRepoInUnit(deps, caller, params.owner, params.repo, guard.unit, preload)
     : { loaded: await loadRepoById(deps, caller, parseId(params.id)), unitMode: null };
   const scoped = guard.unit ? await narrowToUnit(deps, loaded, guard.unit, unitMode) : loaded;
   if (guard.mode) requireMode(scoped, accessModes[guard.mode]);

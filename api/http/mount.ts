@@ -78,14 +78,18 @@ function routeHandler(definition: RouteDefinition, deps: Deps): (req: Request, r
       checkGuards(definition, caller);
       const params = paramsOf(req.params);
       checkPathParams(params);
+      // the query is checked now (a preload needs the page) but refused only after the guards, in Gitea's order
+      const queryCheck = query ? check(query, req.query, 'query') : { data: {} };
+      const page = definition.paginated && 'data' in queryCheck ? pageOf(queryCheck.data as { page?: number; limit?: number }) : undefined;
+      const preload = definition.preload && 'data' in queryCheck ? definition.preload({ page }) : undefined;
       const [repo, org] = await Promise.all([
-        definition.repo && loadGuardedRepo(deps, caller, params, definition.repo),
+        definition.repo && loadGuardedRepo(deps, caller, params, definition.repo, preload),
         definition.org && loadGuardedOrg(deps, caller, params.org, definition.org),
       ]);
       const ids = parseIds(definition.ids ?? [], params);
       const team = definition.team && (await loadGuardedTeam(deps, caller, ids.id, definition.team));
-      const parsedQuery = query ? parse(query, req.query, 'query') : {};
-      const page = definition.paginated ? pageOf(parsedQuery as { page?: number; limit?: number }) : undefined;
+      if ('error' in queryCheck) throw queryCheck.error;
+      const parsedQuery = queryCheck.data;
       const url = linkBaseOf(req.originalUrl, deps.config.rootUrl);
       const reply = await definition.handle({
         body: definition.body ? parse(definition.body, withoutNulls(req.body ?? {}), 'body') : undefined,
@@ -97,6 +101,7 @@ function routeHandler(definition: RouteDefinition, deps: Deps): (req: Request, r
         org,
         team,
         page,
+        preloaded: repo?.preloaded,
         list: (items, total, of) => paged(items, total, of ?? page ?? pageOf({}), url),
         url,
         caller,
@@ -165,11 +170,18 @@ function hasNul(value: unknown): boolean {
 }
 
 function parse<T>(schema: z.ZodType<T>, input: unknown, where: 'body' | 'query'): T {
-  if (hasNul(input)) throw invalid(`[${where}]: text must not contain NUL characters`);
+  const checked = check(schema, input, where);
+  if ('error' in checked) throw checked.error;
+  return checked.data;
+}
+
+/** parse's answer without throwing: the data, or the error to throw. */
+function check<T>(schema: z.ZodType<T>, input: unknown, where: 'body' | 'query'): { data: T } | { error: Error } {
+  if (hasNul(input)) return { error: invalid(`[${where}]: text must not contain NUL characters`) };
   const result = schema.safeParse(input);
-  if (result.success) return result.data;
+  if (result.success) return { data: result.data };
   const issue = result.error.issues[0];
   const field = issue.path.length ? issue.path.join('.') : where;
-  throw invalid(`[${field}]: ${issue.message}`);
+  return { error: invalid(`[${field}]: ${issue.message}`) };
 }
 

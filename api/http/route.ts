@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
 import type { z } from 'zod';
+import type { RepoPreload } from '../../db/models/access.js';
 import type { OrgRow } from '../../db/models/orgs/orgs.js';
 import type { TeamView } from '../../db/models/orgs/teams.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
@@ -41,7 +42,7 @@ export interface Reply {
 }
 
 /** What a handler receives: the request as the declaration's guards and schemas loaded and checked it. */
-export interface Context<B = unknown, Q = unknown, I extends string = string, Signed extends boolean = boolean, R = LoadedRepo | undefined, O = OrgRow | undefined, T = TeamView | undefined, P = Page | undefined> {
+export interface Context<B = unknown, Q = unknown, I extends string = string, Signed extends boolean = boolean, R = LoadedRepo | undefined, O = OrgRow | undefined, T = TeamView | undefined, P = Page | undefined, L = unknown> {
   body: B;
   query: Q;
   /** Path parameters as strings; the declared `ids` come parsed in `ids`. */
@@ -54,6 +55,8 @@ export interface Context<B = unknown, Q = unknown, I extends string = string, Si
   team: T;
   /** `page` and `limit` of a `paginated` route, with Gitea's defaults and cap applied. */
   page: P;
+  /** What the declaration's `preload` read with the repository; undefined when it could not run (the repository found by a redirect). */
+  preloaded: L | undefined;
   /** A page of a list: the items with `X-Total-Count` and a `Link` header; `of` when the route pages other than asked. */
   list(items: unknown[], total: number, of?: Page): Reply;
   /** The absolute address of this request (for Link headers). */
@@ -88,7 +91,7 @@ interface Operation {
 export interface RouteSpec<
   BS extends z.ZodType | undefined, QS extends z.ZodObject | undefined, I extends string,
   S extends boolean, A extends boolean, BO extends boolean, R extends RepoGuard | undefined,
-  O extends OrgGuard | undefined, T extends TeamGuard | undefined, P extends boolean,
+  O extends OrgGuard | undefined, T extends TeamGuard | undefined, P extends boolean, L,
 > extends Operation {
   scope: Scope | readonly Scope[] | null;
   signedIn?: S;
@@ -103,6 +106,8 @@ export interface RouteSpec<
   query?: QS;
   /** Adds `page` and `limit` to the query and the OpenAPI document, and `page` and `list` to the context. */
   paginated?: P;
+  /** A read of the route's own made in the repository guard's statement (see RepoPreload); the handler gets it as `preloaded`. */
+  preload?: (request: { page: P extends true ? Page : undefined }) => RepoPreload<L>;
   handle(ctx: Context<
     Parsed<BS>,
     (QS extends z.ZodObject ? z.output<QS> : Record<string, never>) & (P extends true ? Paging : unknown),
@@ -111,7 +116,8 @@ export interface RouteSpec<
     R extends RepoGuard ? LoadedRepo : undefined,
     O extends OrgGuard ? OrgRow : undefined,
     T extends TeamGuard ? TeamView : undefined,
-    P extends true ? Page : undefined
+    P extends true ? Page : undefined,
+    L
   >): Promise<Reply>;
 }
 
@@ -121,6 +127,7 @@ export interface RouteDefinition extends Guards, Operation {
   body?: z.ZodType;
   query?: z.ZodObject;
   paginated?: boolean;
+  preload?: (request: { page: Page | undefined }) => RepoPreload<unknown>;
   handle(ctx: Context): Promise<Reply>;
 }
 
@@ -128,8 +135,8 @@ export interface RouteDefinition extends Guards, Operation {
 export function route<
   BS extends z.ZodType | undefined = undefined, QS extends z.ZodObject | undefined = undefined, I extends string = never,
   S extends boolean = false, A extends boolean = false, BO extends boolean = false, R extends RepoGuard | undefined = undefined,
-  O extends OrgGuard | undefined = undefined, T extends TeamGuard | undefined = undefined, P extends boolean = false,
->(spec: RouteSpec<BS, QS, I, S, A, BO, R, O, T, P>): RouteDefinition {
+  O extends OrgGuard | undefined = undefined, T extends TeamGuard | undefined = undefined, P extends boolean = false, L = never,
+>(spec: RouteSpec<BS, QS, I, S, A, BO, R, O, T, P, L>): RouteDefinition {
   return spec as unknown as RouteDefinition;
 }
 

@@ -82,6 +82,20 @@ export interface RepoAndAccess extends OwnerAndAccess {
   repo: RepoRow;
   /** The caller's mode in `unit` (Gitea's UnitAccessMode, the unit switch included) when one was asked for. */
   unitMode: AccessMode | null;
+  /** What the preload read, as its `read` made it (undefined without one). */
+  preloaded: unknown;
+}
+
+/**
+ * A route's own read run for the repository the guard finds, as one more column of the guard's statement, so that a
+ * hot read is one round trip. The caller may not see what it read: it is handed on only once the guard let the caller in.
+ */
+export interface RepoPreload<T> {
+  /** A scalar subquery over the found repository `r` (a constant text); its parameters $1, $2, ... are `values`. */
+  sql: string;
+  values: unknown[];
+  /** Turns the column's value (JSON, already parsed by pg) into what the route needs. */
+  read(value: unknown): T;
 }
 
 /**
@@ -111,6 +125,41 @@ function anonymousAccessColumns(repoId: string): string {
        EXISTS (SELECT 1 FROM repo_transfer rt WHERE rt.repo_id = ${repoId}) AS access_transfer`;
 }
 
+// The guard's statements, spelled once: a text built anew per request would be rebuilt and hashed again to find its prepared statement.
+const ownerAndAccessSql = {
+  user: `SELECT row_to_json(o) AS access_owner, ${accessColumns('$2', '$3::bigint', '$4::text')} FROM "user" o WHERE o.id = $1`,
+  anonymous: `SELECT row_to_json(o) AS access_owner, ${anonymousAccessColumns('$2')} FROM "user" o WHERE o.id = $1`,
+};
+const repoAndAccessFrom = 'FROM repository r JOIN "user" o ON o.id = r.owner_id WHERE o.lower_name = $1 AND r.lower_name = $2';
+const repoAndAccessSql = {
+  user: `SELECT row_to_json(r) AS access_repo, row_to_json(o) AS access_owner, ${accessColumns('r.id', '$3::bigint', '$4::text')}`,
+  anonymous: `SELECT row_to_json(r) AS access_repo, row_to_json(o) AS access_owner, ${anonymousAccessColumns('r.id')}`,
+};
+const guardParamCount = { user: 4, anonymous: 2 };
+
+type CallerKind = keyof typeof repoAndAccessSql;
+const plainRepoAndAccessTexts: Record<CallerKind, string> = {
+  user: `${repoAndAccessSql.user} ${repoAndAccessFrom}`,
+  anonymous: `${repoAndAccessSql.anonymous} ${repoAndAccessFrom}`,
+};
+/** By preload text (a constant, so finding it costs no hashing of a new string): the guard's statements carrying it. */
+const preloadingTexts = new Map<string, Record<CallerKind, string>>();
+
+/** The guard's statement for a caller kind, with a preload's subquery as one more column, its parameters after the guard's. */
+function repoAndAccessText(kind: CallerKind, preloadSql: string | undefined): string {
+  if (preloadSql === undefined) return plainRepoAndAccessTexts[kind];
+  let texts = preloadingTexts.get(preloadSql);
+  if (!texts) {
+    const withPreload = (k: CallerKind): string => {
+      const column = preloadSql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + guardParamCount[k]}`);
+      return `${repoAndAccessSql[k]}, ${column} AS access_preloaded ${repoAndAccessFrom}`;
+    };
+    texts = { user: withPreload('user'), anonymous: withPreload('anonymous') };
+    preloadingTexts.set(preloadSql, texts);
+  }
+  return texts[kind];
+}
+
 interface AccessColumns {
   access_member: boolean;
   access_collaboration: number | null;
@@ -125,8 +174,7 @@ interface AccessColumns {
  */
 export async function ownerAndAccess(db: Queryable, user: UserRow | null, repo: RepoRow, unit?: UnitKey): Promise<OwnerAndAccess | null> {
   const [raw] = await db.query<AccessColumns & { access_owner: Record<string, unknown> }>(
-    `SELECT row_to_json(o) AS access_owner, ${user ? accessColumns('$2', '$3::bigint', '$4::text') : anonymousAccessColumns('$2')}
-       FROM "user" o WHERE o.id = $1`,
+    user ? ownerAndAccessSql.user : ownerAndAccessSql.anonymous,
     user ? [repo.owner_id, repo.id, user.id, unit ?? null] : [repo.owner_id, repo.id],
   );
   if (!raw) return null;
@@ -139,15 +187,16 @@ export async function ownerAndAccess(db: Queryable, user: UserRow | null, repo: 
  * The repository `ownerName/repoName`, its owner and the user's modes (overall and in `unit`) in one query: what every
  * repository route's guard needs. `null` when no such repository exists (a renamed one is found by its redirect elsewhere).
  */
-export async function findRepoAndAccess(db: Queryable, ownerName: string, repoName: string, user: UserRow | null, unit?: UnitKey): Promise<RepoAndAccess | null> {
+export async function findRepoAndAccess(
+  db: Queryable, ownerName: string, repoName: string, user: UserRow | null, unit?: UnitKey, preload?: RepoPreload<unknown>,
+): Promise<RepoAndAccess | null> {
   const names = [ownerName.toLowerCase(), repoName.toLowerCase()];
+  const params = user ? [...names, user.id, unit ?? null] : names;
   // Rows as JSON: pg builds a result row by copying an object of all its columns, which for ~60 columns costs
   // twice what parsing the same row as one JSON value does.
-  const [raw] = await db.query<AccessColumns & { access_repo: Record<string, unknown>; access_owner: Record<string, unknown> }>(
-    `SELECT row_to_json(r) AS access_repo, row_to_json(o) AS access_owner,
-       ${user ? accessColumns('r.id', '$3::bigint', '$4::text') : anonymousAccessColumns('r.id')}
-       FROM repository r JOIN "user" o ON o.id = r.owner_id WHERE o.lower_name = $1 AND r.lower_name = $2`,
-    user ? [...names, user.id, unit ?? null] : names,
+  const [raw] = await db.query<AccessColumns & { access_repo: Record<string, unknown>; access_owner: Record<string, unknown>; access_preloaded?: unknown }>(
+    repoAndAccessText(user ? 'user' : 'anonymous', preload?.sql),
+    preload ? [...params, ...preload.values] : params,
   );
   if (!raw) return null;
   const { access_member, access_collaboration, access_team, access_team_unit, access_transfer } = raw;
@@ -157,7 +206,8 @@ export async function findRepoAndAccess(db: Queryable, ownerName: string, repoNa
   const unitMode = unit
     ? withRepoMode(isUnitEnabled(repo, unit) ? modeFrom(owner, user, repo, access_member, access_collaboration, access_team_unit) : accessModes.none, mode)
     : null;
-  return { repo, owner, mode, unitMode, transferPending: access_transfer };
+  const preloaded = preload && mode >= accessModes.read ? preload.read(raw.access_preloaded) : undefined;
+  return { repo, owner, mode, unitMode, transferPending: access_transfer, preloaded };
 }
 
 function modeFrom(owner: UserRow, user: UserRow | null, repo: RepoRow, member: boolean, collaboration: number | null, team: number | null): AccessMode {

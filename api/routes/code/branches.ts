@@ -6,7 +6,7 @@ import {
   createProtection, deleteProtection, editProtection, getProtection, listProtections, type ProtectionInput,
 } from '../../../db/models/code/branch-protection.js';
 import {
-  assertBranchesWritable, createBranch, deleteBranch, listBranchPage,
+  assertBranchesWritable, branchPagePreload, createBranch, deleteBranch, listBranchPage,
 } from '../../../db/models/code/branches.js';
 import { ensureBranchRows } from '../../../db/models/code/push-sync.js';
 import type { UserRow } from '../../../db/models/users/user-row.js';
@@ -52,9 +52,10 @@ export const branchRoutes = [
   route({
     method: 'get', path: '/repos/{owner}/{repo}/branches', operationId: 'repoListBranches', summary: "List a repository's branches", tag: 'repository',
     scope: 'read:repository', repo: {}, paginated: true, responses: { 200: 'BranchList' },
-    handle: async ({ deps, repo, doer, page, list }) => {
+    preload: ({ page }) => branchPagePreload(page),
+    handle: async ({ deps, repo, doer, page, list, preloaded }) => {
       if (repo.repo.is_empty) return list([], 0);
-      let { branches, total, protectedAny } = await listBranchPage(deps.db, repo.repo.id, page);
+      let { branches, total, protectedAny } = preloaded ?? await listBranchPage(deps.db, repo.repo.id, page);
       const incomplete = branches.filter((b) => !b.head).map((b) => b.name);
       if (total === 0 || incomplete.length > 0) {
         await inTx(deps, (tx) => ensureBranchRows(tx, deps.git, repo.repo.id, doer?.id ?? null, incomplete));

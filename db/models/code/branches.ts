@@ -5,12 +5,13 @@ import { zeroOid } from '../../git/objects.js';
 import type { GitRepo } from '../../git/repo.js';
 import type { GitStore } from '../../git/store.js';
 import { assertNotArchived, effectiveProtection, listProtections } from './branch-protection.js';
-import { branchHeadColumns, countBranches, headOfRow, insertBranchRow, type BranchHeadColumns } from './branch-rows.js';
+import { branchHeadColumns, headOfRow, insertBranchRow, type BranchHeadColumns } from './branch-rows.js';
+import type { RepoPreload } from '../access.js';
 import { recordRefUpdates } from './ref-updates.js';
 import { assertValidBranchName } from '../repos/repos.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
-import { usernameByEmail } from '../users/emails.js';
+import { usernamesByEmailJson } from '../users/emails.js';
 
 /** A row of the `branch` table: the database's copy of one branch head, kept in step by ref updates. */
 export interface BranchRow extends BranchHeadColumns {
@@ -27,7 +28,7 @@ export interface BranchRow extends BranchHeadColumns {
 export interface ListedBranch {
   name: string;
   head: HeadCommit | null;
-  /** Site users by commit address (usernameByEmail), '' for none. */
+  /** Site users by commit address (usernamesByEmailJson), '' for none. */
   authorUsername: string;
   committerUsername: string;
 }
@@ -36,33 +37,61 @@ export interface BranchPage {
   branches: ListedBranch[];
   /** How many rows the repository has. */
   total: number;
-  /** Whether the repository has protection rules at all (a page past the end does not tell). */
+  /** Whether the repository has protection rules at all. */
   protectedAny: boolean;
 }
 
+/** The head columns of a row, in branchHeadColumns's order (arrays: PostgreSQL builds them for less than objects). */
+type BranchHeadTuple = [string, string, string | null, string | null, string | null, string | null, string | null, string | null, string | null];
+
+/** What branchPageSql answers, as PostgreSQL's JSON has it. */
+interface BranchPageJson {
+  total: number;
+  protected_any: boolean;
+  rows: BranchHeadTuple[];
+  /** Site users' names by commit address (as the rows have it), for the addresses of the page that have one. */
+  usernames: Record<string, string> | null;
+}
+
 /**
- * One page of branches, newest commit first (Gitea's order), with their heads and the users of their commit
- * addresses, the number of rows and whether any protection rule exists: one query, and a second one only for a
- * page past the end.
+ * One page of the repository `r` (an outer row), newest commit first (Gitea's order), as one JSON value: its rows with
+ * their heads, the users of their commit addresses (each address looked up once), the number of rows and whether any
+ * protection rule exists. $1 and $2 are the page's limit and offset.
  */
-export async function listBranchPage(db: Queryable, repoId: number, page: { limit: number; offset: number }): Promise<BranchPage> {
-  const rows = await db.query<BranchHeadColumns & { author_username: string | null; committer_username: string | null; total: number; protected_any: boolean }>(
-    `SELECT ${branchHeadColumns.replace(/\w+/g, 'p.$&')}, p.total,
-       ${usernameByEmail('p.author_email')} AS author_username, ${usernameByEmail('p.committer_email')} AS committer_username,
-       EXISTS (SELECT 1 FROM protected_branch WHERE repo_id = $1) AS protected_any
-     FROM (SELECT ${branchHeadColumns}, commit_time, count(*) OVER ()::int AS total FROM branch
-           WHERE repo_id = $1 ORDER BY commit_time DESC, name LIMIT $2 OFFSET $3) p
-     ORDER BY p.commit_time DESC, p.name`,
-    [repoId, page.limit, page.offset],
-  );
-  if (rows.length === 0) return { branches: [], total: page.offset > 0 ? await countBranches(db, repoId) : 0, protectedAny: true };
+const branchPageSql = `(WITH page AS (
+    SELECT ${branchHeadColumns}, commit_time FROM branch WHERE repo_id = r.id ORDER BY commit_time DESC, name LIMIT $1 OFFSET $2)
+  SELECT json_build_object(
+    'total', (SELECT count(*) FROM branch WHERE repo_id = r.id),
+    'protected_any', EXISTS (SELECT 1 FROM protected_branch WHERE repo_id = r.id),
+    'rows', (SELECT COALESCE(json_agg(json_build_array(${branchHeadColumns}) ORDER BY commit_time DESC, name), '[]') FROM page),
+    'usernames', (${usernamesByEmailJson('(SELECT author_email AS email FROM page UNION SELECT committer_email FROM page)')})))`;
+
+function branchPageOf(json: unknown): BranchPage {
+  const { total, protected_any: protectedAny, rows, usernames } = json as BranchPageJson;
+  const username = (email: string | null): string => (email !== null && usernames && Object.hasOwn(usernames, email) ? usernames[email] : '');
   return {
-    branches: rows.map((row) => ({
-      name: row.name, head: headOfRow(row), authorUsername: row.author_username ?? '', committerUsername: row.committer_username ?? '',
+    branches: rows.map(([name, commit_id, author_name, author_email, author_date, committer_name, committer_email, committer_date, message]) => ({
+      name,
+      head: headOfRow({ name, commit_id, author_name, author_email, author_date, committer_name, committer_email, committer_date, message }),
+      authorUsername: username(author_email),
+      committerUsername: username(committer_email),
     })),
-    total: rows[0].total,
-    protectedAny: rows[0].protected_any,
+    total,
+    protectedAny,
   };
+}
+
+/** The branch page as a preload of the repository guard: one round trip for the repository and its page. */
+export function branchPagePreload(page: { limit: number; offset: number }): RepoPreload<BranchPage> {
+  return { sql: branchPageSql, values: [page.limit, page.offset], read: branchPageOf };
+}
+
+const listBranchPageSql = `SELECT ${branchPageSql} AS page FROM (SELECT $3::bigint AS id) r`;
+
+/** One page of branches on its own (when the guard did not preload it): see branchPageSql. */
+export async function listBranchPage(db: Queryable, repoId: number, page: { limit: number; offset: number }): Promise<BranchPage> {
+  const [row] = await db.query<{ page: unknown }>(listBranchPageSql, [page.limit, page.offset, repoId]);
+  return branchPageOf(row.page);
 }
 
 // ---------------------------------------------------------------- branches made and removed through the API

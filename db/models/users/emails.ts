@@ -19,16 +19,18 @@ const emailTables = 'email_address e JOIN "user" u ON u.id = e.uid';
 const selectEmails = `SELECT ${emailColumns} FROM ${emailTables}`;
 
 /**
+ * findUsersByEmails's rule as a subquery, for lists whose rows carry commit addresses: for the distinct addresses
+ * `addresses` (a subquery whose column is `email`), each looked up once, a JSON object of the names of the users who have
+ * them as activated addresses (compared without case), keyed by the address as given (NULL when none has).
+ */
+export const usernamesByEmailJson = (addresses: string): string =>
+  `SELECT json_object_agg(a.email, u.name) FROM ${addresses} a
+     JOIN email_address e ON e.lower_email = lower(a.email) AND e.is_activated JOIN "user" u ON u.id = e.uid`;
+
+/**
  * Gitea's GetUserByEmail for many addresses at once (the authors and committers of commits): an address
  * belongs to the user who has it as an activated address, compared without case. Keys are lower-cased.
  */
-/**
- * findUsersByEmails's rule as a scalar subquery, for lists whose rows carry commit addresses: the name of the user
- * who has `email` (a SQL expression) as an activated address, compared without case, or NULL.
- */
-export const usernameByEmail = (email: string): string =>
-  `(SELECT u.name FROM ${emailTables} WHERE e.lower_email = lower(${email}) AND e.is_activated)`;
-
 export async function findUsersByEmails(db: Queryable, emails: string[]): Promise<Map<string, UserRow>> {
   const wanted = [...new Set(emails.filter(Boolean).map((email) => email.toLowerCase()))];
   if (wanted.length === 0) return new Map();
