@@ -42,15 +42,15 @@ const setupLock = 7_302_002;
 
 /**
  * Starts pg-boss, makes sure every catalogued queue exists and that inserted jobs wake listening workers.
- * Web and worker boot together; a session advisory lock (on a connection of its own) keeps their
- * queue and trigger DDL from deadlocking each other.
+ * Web and worker boot together; a session advisory lock (on a connection of its own) keeps their queue and trigger
+ * DDL from deadlocking each other, pg-boss's own start included (a worker's clock creates pg-boss's internal queue).
  */
 export async function startQueue(boss: PgBoss, connectionString: string): Promise<void> {
-  await boss.start();
   const lock = new pg.Client({ connectionString, application_name: 'hearth-queue-setup' });
   await lock.connect();
   try {
     await lock.query('SELECT pg_advisory_lock($1)', [setupLock]);
+    await boss.start();
     const existing = new Set((await boss.getQueues()).map((queue) => queue.name));
     for (const name of jobNames) {
       const definition = jobs[name] as unknown as JobDefinition<unknown>;

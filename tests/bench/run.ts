@@ -28,6 +28,7 @@ import { measureNpmInstall, type NpmInstallFigure } from './npm-bench.js';
 import { measurePackages, type PackageFigure } from './package-bench.js';
 import { measureWebhooks, type WebhookFigures } from './webhook-bench.js';
 import { measurePulls } from './pull-bench.js';
+import { waitForQueuesDrained } from './queue-drain.js';
 
 /**
  * `npm run bench`: Hearth's hot read paths under load, each beside a same-run baseline (bare Express 5 and
@@ -433,6 +434,7 @@ async function main(): Promise<void> {
     });
     // A worker runs the migration and sync jobs (branch syncs of the pushes above run in it too).
     children.push(await startWorker(env));
+    await waitForQueuesDrained(benchUrl);
     git.figures.push(...await mirrorFigures());
     const { packages, npmInstall } = await packageFigures();
     const pulls = await pullFigures();

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { waitForQueuesDrained } from './queue-drain.js';
 
 /**
  * Webhook delivery figures, beside a bare undici poster to the same receiver in the same run:
@@ -113,6 +114,7 @@ export async function measureWebhooks(options: WebhookBenchOptions): Promise<Web
   const receiver = await startReceiver((arrival) => arrivals.push(arrival));
   const worker = await startWorker(options.env);
   try {
+    await waitForQueuesDrained(options.env.DATABASE_URL!);
     for (const name of ['fanout', 'steady']) {
       const made = await api(options, 'POST', '/user/repos', { name, auto_init: true });
       if (made.status !== 201) throw new Error(`creating ${name}: ${made.status} ${JSON.stringify(made.json)}`);
