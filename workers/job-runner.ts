@@ -1,6 +1,7 @@
 import type PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import { completeJobs } from '../jobs/queue.js';
+import { vacuumEveryJobs } from '../jobs/queue-vacuum.js';
 
 export interface JobRunnerOptions {
   boss: PgBoss;
@@ -13,6 +14,8 @@ export interface JobRunnerOptions {
   fetch(batchSize: number): Promise<Array<PgBoss.Job<unknown>>>;
   /** Runs one job; what it answers is stored as the job's output, a throw fails the job (pg-boss retries it). */
   handle(job: PgBoss.Job<unknown>): Promise<string>;
+  /** Vacuums the queue's table (jobs/queue-vacuum.ts); run in the background after every `vacuumEveryJobs` settled jobs. */
+  vacuum?: () => Promise<void>;
   log: Logger;
 }
 
@@ -82,10 +85,22 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
     completions.add(job.id, outcome);
   };
 
+  let settledSinceVacuum = 0;
+  let vacuuming = false;
+  const vacuumAfterMany = (): void => {
+    if (!options.vacuum || vacuuming || ++settledSinceVacuum < vacuumEveryJobs) return;
+    settledSinceVacuum = 0;
+    vacuuming = true;
+    void options.vacuum()
+      .catch((error: unknown) => log.warn({ queue, error: String(error) }, 'vacuuming the queue failed'))
+      .finally(() => (vacuuming = false));
+  };
+
   const run = (job: PgBoss.Job<unknown>): void => {
     running++;
     void settle(job).finally(() => {
       running--;
+      vacuumAfterMany();
       if (running === 0) for (const resolve of idle) resolve();
       if (backlog) wake();
     });

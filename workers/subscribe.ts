@@ -9,6 +9,7 @@ import { forbidRetry, listenForJobs } from '../jobs/queue.js';
 import { fetchClaimed, recoverLostJobs, registerWorker, sweepIntervalMs } from '../jobs/lost-jobs.js';
 import { StartupError } from '../db/process/startup.js';
 import { startJobRunner, type JobRunner } from './job-runner.js';
+import { vacuumQueue } from '../jobs/queue-vacuum.js';
 
 /** Picks the actors named in HEARTH_ACTORS (all when unset) and checks the catalogue is covered exactly once. */
 export function chooseActors(all: Actor[], selection: string | undefined): Actor[] {
@@ -65,6 +66,7 @@ export async function subscribe(actors: Actor[], processDeps: ActorDeps, connect
       pollingMs: 2_000,
       log: deps.log,
       fetch: (batchSize) => fetchClaimed(deps.boss, actor.job, batchSize, registration.id),
+      vacuum: () => vacuumQueue(deps.boss, actor.job),
       async handle(job) {
         const payload = definition.payload.safeParse(job.data);
         if (!payload.success) {

@@ -2,6 +2,7 @@ import test, { type ExecutionContext } from 'ava';
 import type PgBoss from 'pg-boss';
 import { pino } from 'pino';
 import { fetchClaimed } from '../../jobs/lost-jobs.js';
+import { vacuumEveryJobs, vacuumQueue } from '../../jobs/queue-vacuum.js';
 import { startJobRunner, type JobRunner } from '../../workers/job-runner.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
@@ -150,4 +151,32 @@ test('a handler that outlives its job expiry fails the job and frees its slot fo
   const settled = await until(() => states(hearth), (s) => s.get('next')?.state === 'completed', 'the next job');
   t.is(settled.get('stuck')!.state, 'failed');
   t.regex(JSON.stringify(settled.get('stuck')!.output), /handler execution exceeded 1000ms/);
+});
+
+test('after every thousand settled jobs the runner vacuums the queue\'s partition, in the background', async (t) => {
+  const hearth = await setUp(t);
+  const vacuumCount = async (): Promise<number> => {
+    const [row] = await hearth.store.db.query<{ n: number }>(
+      `SELECT s.vacuum_count::int AS n FROM pg_stat_user_tables s JOIN pgboss.queue q ON s.schemaname = 'pgboss' AND s.relname = q.partition_name WHERE q.name = $1`,
+      [queue],
+    );
+    return row.n;
+  };
+  const before = await vacuumCount();
+  let vacuums = 0;
+  await hearth.store.boss.insert(Array.from({ length: vacuumEveryJobs + 10 }, (_, i) => ({ name: queue, data: { key: `job-${i}` } })));
+  const runner = startJobRunner({
+    boss: hearth.store.boss, queue, concurrency: 16, pollingMs: 60_000, log,
+    fetch: (batchSize) => fetchClaimed(hearth.store.boss, queue, batchSize, 4242),
+    vacuum: async () => {
+      vacuums++;
+      await vacuumQueue(hearth.store.boss, queue);
+    },
+    handle: async () => 'done',
+  });
+  t.teardown(() => runner.stop(0));
+  runner.wake();
+  await until(() => states(hearth), (s) => [...s.values()].every((row) => row.state === 'completed'), 'every job completed');
+  await until(vacuumCount, (n) => n > before, 'the partition vacuumed');
+  t.is(vacuums, 1, 'one vacuum for a thousand and ten jobs');
 });
