@@ -81,7 +81,7 @@ function routeHandler(definition: RouteDefinition, deps: Deps): (req: Request, r
       // the query is checked now (a preload needs the page) but refused only after the guards, in Gitea's order
       const queryCheck = query ? check(query, req.query, 'query') : { data: {} };
       const page = definition.paginated && 'data' in queryCheck ? pageOf(queryCheck.data as { page?: number; limit?: number }) : undefined;
-      const preload = definition.preload && 'data' in queryCheck ? definition.preload({ page }) : undefined;
+      const preload = definition.preload && 'data' in queryCheck ? definition.preload({ page, query: queryCheck.data }) : undefined;
       const [repo, org] = await Promise.all([
         definition.repo && loadGuardedRepo(deps, caller, params, definition.repo, preload),
         definition.org && loadGuardedOrg(deps, caller, params.org, definition.org),

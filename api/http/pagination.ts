@@ -29,8 +29,13 @@ export function linkBaseOf(originalUrl: string, rootUrl: string): string {
   return url.toString();
 }
 
+/** A JSON array already serialised (texts kept from earlier answers), sent as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 /** A list answer with X-Total-Count and a Link header (next, last, first, prev) as Gitea sends them. */
-export function paged(items: unknown[], total: number, page: Page, url: string): Reply {
+export function paged(items: unknown[] | JsonText, total: number, page: Page, url: string): Reply {
   const last = Math.max(1, Math.ceil(total / page.limit));
   const link = (n: number, rel: string): string => {
     const target = new URL(url);
@@ -43,5 +48,6 @@ export function paged(items: unknown[], total: number, page: Page, url: string):
   if (page.page > 1) links.push(link(1, 'first'), link(page.page - 1, 'prev'));
   const headers: Record<string, string> = { 'X-Total-Count': String(total) };
   if (links.length) headers.Link = links.join(',');
+  if (items instanceof JsonText) return { status: 200, content: items.text, headers: { ...headers, 'Content-Type': 'application/json; charset=utf-8' } };
   return { status: 200, body: items, headers };
 }

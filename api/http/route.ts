@@ -10,7 +10,7 @@ import type { Caller } from '../auth/caller.js';
 import type { OrgGuard, TeamGuard } from '../context/org.js';
 import type { LoadedRepo, RepoGuard } from '../context/repo.js';
 import type { Deps } from '../deps.js';
-import type { Page } from './pagination.js';
+import type { JsonText, Page } from './pagination.js';
 
 /** What a route asks of its caller before the handler runs, mirroring Gitea's middleware names. */
 export interface Guards {
@@ -58,7 +58,7 @@ export interface Context<B = unknown, Q = unknown, I extends string = string, Si
   /** What the declaration's `preload` read with the repository; undefined when it could not run (the repository found by a redirect). */
   preloaded: L | undefined;
   /** A page of a list: the items with `X-Total-Count` and a `Link` header; `of` when the route pages other than asked. */
-  list(items: unknown[], total: number, of?: Page): Reply;
+  list(items: unknown[] | JsonText, total: number, of?: Page): Reply;
   /** The absolute address of this request (for Link headers). */
   url: string;
   caller: Caller;
@@ -106,8 +106,14 @@ export interface RouteSpec<
   query?: QS;
   /** Adds `page` and `limit` to the query and the OpenAPI document, and `page` and `list` to the context. */
   paginated?: P;
-  /** A read of the route's own made in the repository guard's statement (see RepoPreload); the handler gets it as `preloaded`. */
-  preload?: (request: { page: P extends true ? Page : undefined }) => RepoPreload<L>;
+  /**
+   * A read of the route's own made in the repository guard's statement (see RepoPreload); the handler gets it as
+   * `preloaded`. Undefined for a request the route reads otherwise.
+   */
+  preload?: (request: {
+    page: P extends true ? Page : undefined;
+    query: (QS extends z.ZodObject ? z.output<QS> : Record<string, never>) & (P extends true ? Paging : unknown);
+  }) => RepoPreload<L> | undefined;
   handle(ctx: Context<
     Parsed<BS>,
     (QS extends z.ZodObject ? z.output<QS> : Record<string, never>) & (P extends true ? Paging : unknown),
@@ -127,7 +133,7 @@ export interface RouteDefinition extends Guards, Operation {
   body?: z.ZodType;
   query?: z.ZodObject;
   paginated?: boolean;
-  preload?: (request: { page: Page | undefined }) => RepoPreload<unknown>;
+  preload?(request: { page: Page | undefined; query: unknown }): RepoPreload<unknown> | undefined;
   handle(ctx: Context): Promise<Reply>;
 }
 

@@ -96,6 +96,8 @@ export interface RepoPreload<T> {
   values: unknown[];
   /** Turns the column's value (JSON, already parsed by pg) into what the route needs. */
   read(value: unknown): T;
+  /** Its one generic plan is good for every parameter: the guard's statement carrying it is planned once (QueryOptions). */
+  planOnce?: boolean;
 }
 
 /**
@@ -197,6 +199,7 @@ export async function findRepoAndAccess(
   const [raw] = await db.query<AccessColumns & { access_repo: Record<string, unknown>; access_owner: Record<string, unknown>; access_preloaded?: unknown }>(
     repoAndAccessText(user ? 'user' : 'anonymous', preload?.sql),
     preload ? [...params, ...preload.values] : params,
+    { planOnce: preload?.planOnce },
   );
   if (!raw) return null;
   const { access_member, access_collaboration, access_team, access_team_unit, access_transfer } = raw;

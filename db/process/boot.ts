@@ -7,7 +7,7 @@ import { createQueue, startQueue } from '../../jobs/queue.js';
 import type { Config } from './config.js';
 import { StartupError } from './startup.js';
 import { HttpError } from '../errors.js';
-import { createDataSource, inTx, migrate, poolReader, type Store } from '../data-source.js';
+import { createDataSource, createPlanOncePool, inTx, migrate, poolReader, type Store } from '../data-source.js';
 import { createUser, findUserByName } from '../models/users/users.js';
 
 // bigint ids and counts fit in a double; read them as numbers everywhere.
@@ -38,12 +38,15 @@ export async function openStore(databaseUrl: string, role: 'web' | 'worker'): Pr
   const boss = createQueue({ connectionString: databaseUrl, role });
   boss.on('error', () => undefined);
   await startQueue(boss, databaseUrl);
+  const planOnce = createPlanOncePool(databaseUrl, `hearth-${role}`);
+  planOnce.on('error', () => undefined);
   return {
     ds,
-    db: poolReader(ds),
+    db: poolReader(ds, planOnce),
     boss,
     close: async () => {
       await boss.stop({ graceful: true, wait: true, timeout: 15_000 }).catch(() => undefined);
+      await planOnce.end().catch(() => undefined);
       await ds.destroy().catch(() => undefined);
     },
   };

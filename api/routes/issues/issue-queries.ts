@@ -23,6 +23,12 @@ export const listIssuesQuery = z.object({
   mentioned_by: z.string().optional(),
 });
 
+/** Whether a list query names no filter but the state (the repository guard can then read the page). */
+export function filtersByStateOnly(query: z.output<typeof listIssuesQuery>): boolean {
+  const { state, page, limit, ...filters } = query as z.output<typeof listIssuesQuery> & { page?: number; limit?: number };
+  return Object.values(filters).every((value) => value === undefined);
+}
+
 async function userIdFor(deps: Deps, name: string | undefined): Promise<number | undefined> {
   if (!name) return undefined;
   const user = await findUserByName(deps.db, name);

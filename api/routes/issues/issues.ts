@@ -4,15 +4,15 @@ import { accessModes } from '../../../db/models/repos/repo-row.js';
 import { assertNotArchived, issueUnitMode, loadIssue } from '../../context/issue.js';
 import { z } from 'zod';
 import { forbidden } from '../../../db/errors.js';
-import { listIssues } from '../../../db/models/issues/issue-list.js';
+import { issuePagePreload, listIssues } from '../../../db/models/issues/issue-list.js';
 import { deleteIssue, setIssueDeadline } from '../../../db/models/issues/issues.js';
 import { endOfDay } from '../../../db/models/issues/issue-options.js';
 import { removeIssueAttachmentFiles } from '../../../db/models/issues/issue-attachments.js';
 import { iso } from '../../render/time.js';
 import { created, noContent, ok, route } from '../../http/route.js';
 import { createIssueBody, dateTime, editIssueBody } from './schemas.js';
-import { issueFilterOf, listIssuesQuery } from './issue-queries.js';
-import { renderIssues, renderOneIssue } from './render.js';
+import { filtersByStateOnly, issueFilterOf, listIssuesQuery } from './issue-queries.js';
+import { renderIssuePage, renderOneIssue } from './render.js';
 
 /** Gitea's mustEnableIssuesOrPulls + repoAssignment: the unit is checked per issue (issues or pull requests). */
 export const issuesRepo = {} as const;
@@ -21,9 +21,10 @@ export const issueRoutes = [
   route({
     method: 'get', path: '/repos/{owner}/{repo}/issues', operationId: 'issueListIssues', summary: "List a repository's issues", tag: 'issue',
     scope: 'read:issue', repo: issuesRepo, query: listIssuesQuery, paginated: true, responses: { 200: 'IssueList' },
-    handle: async ({ deps, repo, query, page, list }) => {
-      const { rows, total } = await listIssues(deps.db, repo.repo, await issueFilterOf(deps, repo, query), page);
-      return list(await renderIssues(deps, rows, [repo.repo]), total);
+    preload: ({ page, query }) => (filtersByStateOnly(query) ? issuePagePreload(query.state ?? 'open', page) : undefined),
+    handle: async ({ deps, repo, query, page, list, preloaded }) => {
+      const { rows, total } = await listIssues(deps.db, repo.repo, await issueFilterOf(deps, repo, query), page, preloaded);
+      return list(await renderIssuePage(deps, rows, repo.repo), total);
     },
   }),
   route({

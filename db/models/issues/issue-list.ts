@@ -1,8 +1,10 @@
 import type { Queryable } from '../../data-source.js';
-import { selectPage, selectRows, type PageWindow } from '../../sql.js';
+import type { PageWindow } from '../../sql.js';
+import type { RepoPreload } from '../access.js';
 import type { RepoRow } from '../repos/repo-row.js';
+import { issueViewVersionSql } from '../../views/issues.js';
 import { reviewTypes } from '../reviews/review-row.js';
-import { commentType, type IssueRow } from './issue-row.js';
+import { commentType } from './issue-row.js';
 
 export type IssueState = 'open' | 'closed' | 'all';
 
@@ -88,14 +90,51 @@ function countFromCounters(repo: RepoRow, filter: IssueFilter): number | null {
   return isPull === undefined ? issues + pulls : isPull ? pulls : issues;
 }
 
-/** A repository's issues, newest first (Gitea's default "latest" order), with the total the filter matches. */
-export async function listIssues(db: Queryable, repo: RepoRow, filter: IssueFilter, page: PageWindow): Promise<{ rows: IssueRow[]; total: number }> {
+/** An issue of a list by its id, with the version of its view (db/views/issues.ts issueViewVersionSql). */
+export interface ListedIssue {
+  id: number;
+  view_version: string;
+}
+
+/**
+ * A page of issues, newest first (Gitea's default "latest" order), as a JSON array of [id, view version]. The page is
+ * chosen before the versions are computed (rows an OFFSET skips are still projected), as an array of ids: a plan that
+ * does not know the page's size still reads them by primary key.
+ */
+const issuePageSql = (where: string, window: string): string => `(
+  SELECT COALESCE(json_agg(json_build_array(i.id, ${issueViewVersionSql}) ORDER BY i.created DESC, i.id DESC), '[]')
+  FROM issue i WHERE i.id = ANY(ARRAY(SELECT i.id FROM issue i WHERE ${where} ORDER BY i.created DESC, i.id DESC ${window})))`;
+
+const listedIssues = (json: unknown): ListedIssue[] => (json as Array<[number, string]>).map(([id, version]) => ({ id, view_version: version }));
+
+// by state, spelled once: the repository guard finds its prepared statement by the text
+const preloadedPageSql: Record<IssueState, string> = {
+  open: issuePageSql('i.repo_id = r.id AND NOT i.is_closed', 'LIMIT $1 OFFSET $2'),
+  closed: issuePageSql('i.repo_id = r.id AND i.is_closed', 'LIMIT $1 OFFSET $2'),
+  all: issuePageSql('i.repo_id = r.id', 'LIMIT $1 OFFSET $2'),
+};
+
+/**
+ * The page of a repository's issues and pull requests in one state, as a preload of the repository guard: the list's
+ * hot read in the guard's round trip. listIssues takes it for a filter that names nothing else. Its generic plan reads
+ * the page from the list's index and the issues by primary key, whatever the page.
+ */
+export function issuePagePreload(state: IssueState, page: PageWindow): RepoPreload<ListedIssue[]> {
+  return { sql: preloadedPageSql[state], values: [page.limit, page.offset], read: listedIssues, planOnce: true };
+}
+
+/** A repository's issues that match the filter, with the total it matches. */
+export async function listIssues(
+  db: Queryable, repo: RepoRow, filter: IssueFilter, page: PageWindow, preloaded?: ListedIssue[],
+): Promise<{ rows: ListedIssue[]; total: number }> {
   const params: unknown[] = [repo.id];
-  const conditions = ['i.repo_id = $1', ...issueConditions(filter, params)];
-  const query = { select: 'i.*', from: `issue i WHERE ${conditions.join(' AND ')}`, params, orderBy: 'i.created DESC, i.id DESC', page };
-  const total = countFromCounters(repo, filter);
-  if (total === null) return selectPage<IssueRow>(db, query);
-  return { rows: await selectRows<IssueRow>(db, query), total };
+  const where = ['i.repo_id = $1', ...issueConditions(filter, params)].join(' AND ');
+  const counted = countFromCounters(repo, filter);
+  if (preloaded && counted !== null && filter.isPull === undefined) return { rows: preloaded, total: counted };
+  const total = counted ?? (await db.query<{ total: number }>(`SELECT count(*)::int AS total FROM issue i WHERE ${where}`, params))[0].total;
+  const window = `LIMIT $${params.push(page.limit)} OFFSET $${params.push(page.offset)}`;
+  const [{ listed }] = await db.query<{ listed: unknown }>(`SELECT ${issuePageSql(where, window)} AS listed`, params);
+  return { rows: listedIssues(listed), total };
 }
 
 /** Label ids of the repository (and its organization) with these names; unknown names are left out. */
