@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import git from 'isomorphic-git';
-import { readRefFile, refCandidates } from './ref-files.js';
+import { readRef } from './refs.js';
 import { runGit } from './run.js';
 
 export type ObjectFormat = 'sha1' | 'sha256';
@@ -275,14 +275,32 @@ export class ObjectReader {
     return found?.type === 'commit' ? parseCommit(found.oid, found.data) : null;
   }
 
-  /** The object id of a ref: a full name (`refs/heads/main`) or a short one looked up in git's order; null if none. */
+  /**
+   * The object id of a ref: a full name (`refs/heads/main`) or a short one looked up in git's order; null if none.
+   * Read from the ref files, or answered by git where only git can tell (see `readRef`).
+   */
   async refTarget(ref: string): Promise<string | null> {
     if (!isValidRefPattern(ref)) return null;
-    for (const candidate of refCandidates(ref)) {
-      const oid = await readRefFile(this.dir, candidate);
-      if (oid) return oid;
+    const found = readRef(this.dir, ref);
+    if (found === 'ask-git') return verifyRev(this.dir, ref);
+    return found === 'absent' ? null : found.oid;
+  }
+
+  /**
+   * `rev` resolved without starting git where that is sure (a full id, a ref read from its files, an id abbreviated
+   * in a SHA-1 repository read in-process), or 'ask-git'.
+   */
+  private async resolveHere(rev: string): Promise<string | null | 'ask-git'> {
+    if (isFullOid(rev, this.format)) return (await this.read(rev)) ? rev : null;
+    if (this.format !== 'sha1' || !isValidRefPattern(rev)) return 'ask-git';
+    const found = readRef(this.dir, rev);
+    if (found !== 'absent') return found === 'ask-git' ? found : found.oid;
+    if (!/^[0-9a-f]{4,39}$/.test(rev)) return null;
+    try {
+      return await git.expandOid({ fs, gitdir: this.dir, oid: rev, cache: this.cache });
+    } catch {
+      return null;
     }
-    return null;
   }
 
   /**
@@ -291,18 +309,8 @@ export class ObjectReader {
    */
   async resolve(rev: string): Promise<string | null> {
     if (!rev || rev.startsWith('-') || rev.includes('\u0000')) return null;
-    if (isFullOid(rev, this.format)) return (await this.read(rev)) ? rev : null;
-    if (this.format === 'sha1' && isValidRefPattern(rev)) {
-      const found = await this.refTarget(rev);
-      if (found) return found;
-      if (!/^[0-9a-f]{4,39}$/.test(rev)) return null;
-      try {
-        return await git.expandOid({ fs, gitdir: this.dir, oid: rev, cache: this.cache });
-      } catch {
-        return null;
-      }
-    }
-    return verifyRev(this.dir, rev);
+    const found = await this.resolveHere(rev);
+    return found === 'ask-git' ? verifyRev(this.dir, rev) : found;
   }
 
   /**
@@ -310,9 +318,8 @@ export class ObjectReader {
    * peeled in-process where the repository is read so: spawning git from a large server process blocks its event loop.
    */
   async resolvePeeled(rev: string, type: 'commit' | 'tree'): Promise<string | null> {
-    const simple = isFullOid(rev, this.format) || isValidRefPattern(rev);
-    if (!simple || !(await this.readsInProcess())) return verifyRev(this.dir, `${rev}^{${type}}`);
-    const oid = await this.resolve(rev);
+    const oid = (await this.readsInProcess()) ? await this.resolveHere(rev) : 'ask-git';
+    if (oid === 'ask-git') return verifyRev(this.dir, `${rev}^{${type}}`);
     if (!oid) return null;
     const key = `${type} ${oid}`;
     const known = peeledObjects.get(key);
