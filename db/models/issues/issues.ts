@@ -11,7 +11,6 @@ import { recountLabels, winnersOfScopes } from './issue-labels.js';
 import { commentType, type IssueRow } from './issue-row.js';
 import { recountMilestones } from './milestones.js';
 import { recordMentions } from './mentions.js';
-import { autoSubscribe } from './subscriptions.js';
 
 export const maxTitleLength = 255;
 
@@ -103,9 +102,15 @@ async function numberIssue(tx: Tx, draft: IssueRow, events: ReservedEvents): Pro
  */
 export async function createIssue(tx: Tx, repo: RepoRow, doer: UserRow, input: NewIssue): Promise<IssueRow> {
   assertTitle(input.title);
+  // the poster watches what they post (Gitea's CreateOrUpdateIssueWatch on creation), in the same statement
   const [draft] = await tx.query<IssueRow>(
-    `INSERT INTO issue (id, repo_id, index, poster_id, title, content, ref, deadline, milestone_id, is_pull)
-     SELECT id, $1, -id, $2, $3, $4, $5, $6, $7, $8 FROM nextval('issue_id_seq') AS id RETURNING *`,
+    `WITH draft AS (
+       INSERT INTO issue (id, repo_id, index, poster_id, title, content, ref, deadline, milestone_id, is_pull)
+       SELECT id, $1, -id, $2, $3, $4, $5, $6, $7, $8 FROM nextval('issue_id_seq') AS id RETURNING *
+     ), watch AS (
+       INSERT INTO issue_watch (issue_id, user_id, is_watching) SELECT id, $2, true FROM draft
+     )
+     SELECT * FROM draft`,
     [repo.id, doer.id, input.title, input.body ?? '', input.ref ?? '', input.deadline ?? null, input.milestoneId ?? null, input.isPull ?? false],
   );
   const labels = winnersOfScopes(input.labels ?? []);
@@ -120,7 +125,6 @@ export async function createIssue(tx: Tx, repo: RepoRow, doer: UserRow, input: N
     await recountMilestones(tx, [draft.milestone_id]);
   }
   await recordMentions(tx, draft, draft.content);
-  await autoSubscribe(tx, draft.id, doer.id);
   const assigneeIds = [...new Set((input.assignees ?? []).map((user) => user.id))];
   for (const assigneeId of assigneeIds) await recordAssignee(tx, draft, doer, assigneeId, false);
   const facts = issueFacts(draft);
