@@ -58,8 +58,10 @@ export interface Tx extends JobTx, Queryable {
    * Lets the commit release this transaction's locks before its WAL is on disk (synchronous_commit off for it);
    * inTx still returns, and afterCommit work still runs, only once it is. For a transaction that ends holding a lock
    * that others queue on, so that the queue moves at the pace of the commits rather than of the disk's flushes.
+   * Returns the SQL expression that turns synchronous_commit off: the caller evaluates it in its next statement
+   * (saving a round trip while the lock is held). Left unevaluated, the commit just waits for its flush as usual.
    */
-  releaseLocksBeforeFlush(): Promise<void>;
+  releaseLocksBeforeFlush(): string;
 }
 
 /** What model operations need from their process: the database (and a pooled reader on it) and the queue. */
@@ -149,9 +151,9 @@ async function runTx<T>(store: Pick<Store, 'ds' | 'boss'>, hooks: Hooks, work: (
       jobDb: { executeSql: async (text, values) => ({ rows: await query(text, values) }) },
       onRollback: (undo) => undos.push(undo),
       afterCommit: (then) => thens.push(then),
-      releaseLocksBeforeFlush: async () => {
-        await query('SET LOCAL synchronous_commit = off');
+      releaseLocksBeforeFlush: () => {
         hooks.flushAfterCommit = true;
+        return `set_config('synchronous_commit', 'off', true)`;
       },
     };
     return work(tx);

@@ -48,7 +48,7 @@ test('a transaction that releases its locks before the flush returns from inTx o
   const hearth = await startHearth(t);
   const bob = await hearth.createUser('bob');
   const { lsn, setting } = await inTx(hearth.store, async (tx) => {
-    await tx.releaseLocksBeforeFlush();
+    await tx.query(`SELECT ${tx.releaseLocksBeforeFlush()}`);
     const [{ synchronous_commit }] = await tx.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
     await tx.query(`UPDATE "user" SET full_name = 'Bob' WHERE id = $1`, [bob.user.id]);
     const [row] = await tx.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn');

@@ -76,7 +76,7 @@ async function adjustRepoCounters(tx: Tx, repoId: number, isPull: boolean, total
  * flushed in order), so the queue moves one statement and a commit at a time.
  */
 async function numberIssue(tx: Tx, draft: IssueRow, events: ReservedEvents): Promise<IssueRow> {
-  await tx.releaseLocksBeforeFlush();
+  const commitSetting = tx.releaseLocksBeforeFlush();
   const total = draft.is_pull ? 'num_pulls' : 'num_issues';
   const [issue] = await tx.query<IssueRow>(
     `WITH next AS (
@@ -87,7 +87,7 @@ async function numberIssue(tx: Tx, draft: IssueRow, events: ReservedEvents): Pro
      ), events AS (
        ${events.insert('$3', 'index', '(SELECT max_index FROM next)')}
      )
-     UPDATE issue SET index = next.max_index FROM next WHERE issue.id = $2 RETURNING issue.*`,
+     UPDATE issue SET index = next.max_index FROM next, (SELECT ${commitSetting}) AS commit_setting WHERE issue.id = $2 RETURNING issue.*`,
     [draft.repo_id, draft.id, events.rows],
   );
   events.check('index', issue.index);
