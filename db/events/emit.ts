@@ -71,17 +71,24 @@ export interface ReservedEvents {
 }
 
 /**
+ * SQL for an array of `count` (a SQL expression) new domain event ids, for reserveEvents' `drawnIds`: a statement the
+ * caller runs anyway draws them, rather than a round trip of their own. Ids drawn and not used leave a gap, as any
+ * rolled-back insert does.
+ */
+export const drawEventIdsSql = (count: string): string =>
+  `ARRAY(SELECT nextval(pg_get_serial_sequence('domain_event', 'id')) FROM generate_series(1, ${count}))`;
+
+/**
  * emit in two halves, for a change that must end with a statement taking a contended lock (a new issue's number,
- * see numberIssue) and whose events name what that statement decides: the ids and the `notify` jobs now, in the
- * caller's transaction, and the rows from that statement itself, so that concurrent changes queue for one statement
- * and the commit. As with emit, rows and jobs exist exactly when the change commits (and none inside withoutEvents:
+ * see numberIssue) and whose events name what that statement decides: the ids (`drawnIds`, see drawEventIdsSql) and
+ * the `notify` jobs now, in the caller's transaction, and the rows from that statement itself, so that concurrent
+ * changes queue for one statement and the commit. As with emit, rows and jobs exist exactly when the change commits (and none inside withoutEvents:
  * the statement then inserts no rows).
  */
-export async function reserveEvents(tx: Tx, allEvents: DomainEvent[]): Promise<ReservedEvents> {
+export async function reserveEvents(tx: Tx, allEvents: DomainEvent[], drawnIds: number[]): Promise<ReservedEvents> {
   const events = importing.has(tx) ? [] : allEvents;
-  const ids = events.length === 0 ? [] : (await tx.query<{ id: string }>(
-    `SELECT nextval(pg_get_serial_sequence('domain_event', 'id')) AS id FROM generate_series(1, $1)`, [events.length],
-  )).map((row) => Number(row.id));
+  if (drawnIds.length < events.length) throw new Error(`${drawnIds.length} event ids drawn for ${events.length} events`);
+  const ids = drawnIds.slice(0, events.length);
   await enqueueMany(tx, 'notify', ids.map((eventId) => ({ eventId })));
   const rows = events.map((event, i) => ({ id: ids[i], kind: event.kind, repo_id: event.repoId ?? null, doer_id: event.doerId ?? null, payload: event.payload }));
   return {
