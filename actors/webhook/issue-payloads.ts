@@ -56,14 +56,10 @@ function issueRule(event: KindAndPayload<Exclude<IssueHookKind, `comment.${strin
     case 'issue.opened':
       return { type: 'issues', action: 'opened', perspective: 'poster' };
     case 'issue.edited': {
-      // Gitea sends one payload per changed field; a hook task is unique per event and type, so one payload names them all
-      const { title, body, ref } = event.payload.previous;
-      const changes: ApiChanges = {
-        ...(title !== undefined ? { title: { from: title } } : {}),
-        ...(body !== undefined ? { body: { from: body } } : {}),
-        ...(ref !== undefined ? { ref: { from: ref } } : {}),
-      };
-      return Object.keys(changes).length ? { type: 'issues', action: 'edited', perspective: 'poster', changes } : null;
+      // one event per changed field, as Gitea sends them; it sends nothing for the ref or the due date
+      const { title, body } = event.payload.previous;
+      const changes: ApiChanges | null = title !== undefined ? { title: { from: title } } : body !== undefined ? { body: { from: body } } : null;
+      return changes ? { type: 'issues', action: 'edited', perspective: 'poster', changes } : null;
     }
     case 'issue.closed':
     case 'issue.reopened':

@@ -44,6 +44,11 @@ test('issue events reach issues hooks as Gitea\'s IssuePayload and comments as I
   t.is(typeAndAction(edited), 'issues/issues:edited');
   t.deepEqual(edited.json.changes, { title: { from: 'Crash' } });
   t.like(edited.json, { issue: { title: 'Crash on start' }, sender: { login: 'bob' } });
+  // one payload per changed field, as Gitea sends them; none for the ref
+  const both = await step('PATCH', '/issues/1', { title: 'Crash at start', body: 'Always', ref: 'refs/heads/fix' }, bob.bearer);
+  t.deepEqual(both.map(typeAndAction), ['issues/issues:edited', 'issues/issues:edited']);
+  t.deepEqual(both.map((r) => r.json.changes), [{ title: { from: 'Crash on start' } }, { body: { from: 'It crashes' } }]);
+  t.true(both.every((r) => r.json.issue.title === 'Crash at start' && r.json.issue.body === 'Always'));
 
   const [labelled] = await step('POST', '/issues/1/labels', { labels: [label.body.id] }, bob.bearer);
   t.is(typeAndAction(labelled), 'issues/issue_label:label_updated');

@@ -228,20 +228,21 @@ export async function editIssueText(
     'UPDATE issue SET title = $2, content = $3, ref = $4, updated = now() WHERE id = $1 RETURNING *',
     [before.id, title, body, ref],
   );
-  const previous: { title?: string; body?: string; ref?: string } = {};
+  // one event per changed field, in Gitea's order (its EditIssue changes the title, then the content, then the ref)
+  const edited = (previous: { title: string } | { body: string } | { ref: string }) =>
+    emit(tx, { kind: 'issue.edited', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(row), previous } });
   if (title !== before.title) {
-    previous.title = before.title;
     await addTimelineComment(tx, row, doer, { type: commentType.change_title, old_title: before.title, new_title: title });
-  }
-  if (ref !== before.ref) {
-    previous.ref = before.ref;
-    await addTimelineComment(tx, row, doer, { type: commentType.change_issue_ref, old_ref: before.ref, new_ref: ref });
+    await edited({ title: before.title });
   }
   if (body !== before.content) {
-    previous.body = before.content;
     await recordMentions(tx, row, body);
+    await edited({ body: before.content });
   }
-  await emit(tx, { kind: 'issue.edited', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(row), previous } });
+  if (ref !== before.ref) {
+    await addTimelineComment(tx, row, doer, { type: commentType.change_issue_ref, old_ref: before.ref, new_ref: ref });
+    await edited({ ref: before.ref });
+  }
   return row;
 }
 
