@@ -69,6 +69,7 @@ function issueRule(event: KindAndPayload<Exclude<IssueHookKind, `comment.${strin
     case 'issue.labelled':
       return { type: 'issue_label', action: 'label_updated', perspective: 'none', pullPerspective: 'owner' };
     case 'issue.unlabelled':
+      if (event.payload.with_added) return null;
       return event.payload.cleared
         ? { type: 'issue_label', action: 'label_cleared', perspective: 'poster' }
         : { type: 'issue_label', action: 'label_updated', perspective: 'none', pullPerspective: 'owner' };

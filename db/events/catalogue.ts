@@ -94,7 +94,10 @@ const payloads = {
   'issue.deleted': z.strictObject({ ...issueFacts, title: z.string() }),
   'issue.labelled': z.strictObject({ ...issueFacts, label_ids: z.array(id).min(1) }),
   // `cleared` when every label was removed at once (Gitea's ClearIssueLabels, webhook action label_cleared).
-  'issue.unlabelled': z.strictObject({ ...issueFacts, label_ids: z.array(id).min(1), cleared: z.literal(true).optional() }),
+  // `with_added` when the same change added labels too (a replacement, or an exclusive label pushing another out).
+  'issue.unlabelled': z.strictObject({
+    ...issueFacts, label_ids: z.array(id).min(1), cleared: z.literal(true).optional(), with_added: z.literal(true).optional(),
+  }),
   'issue.assigned': z.strictObject({ ...issueFacts, assignee_id: id }),
   'issue.unassigned': z.strictObject({ ...issueFacts, assignee_id: id }),
   'issue.milestoned': z.strictObject({ ...issueFacts, milestone_id: id, previous: z.strictObject({ milestone_id: id.nullable() }) }),

@@ -109,7 +109,9 @@ async function applyLabels(
   if (removed.length) {
     await tx.query('DELETE FROM issue_label WHERE issue_id = $1 AND label_id = ANY($2::bigint[])', [issue.id, removed]);
     for (const labelId of removed) await addTimelineComment(tx, issue, doer, { type: commentType.label, label_id: labelId, content: '' });
-    await emit(tx, { kind: 'issue.unlabelled', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(issue), label_ids: removed, ...(cleared ? { cleared } : {}) } });
+    // removed beside added labels is one change to hooks (Gitea's one IssueChangeLabels): the labelled event tells it
+    const flags = cleared ? { cleared } : added.length ? { with_added: true as const } : {};
+    await emit(tx, { kind: 'issue.unlabelled', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(issue), label_ids: removed, ...flags } });
   }
   if (added.length) {
     await tx.query(
