@@ -82,8 +82,8 @@ export const drawEventIdsSql = (count: string): string =>
  * emit in two halves, for a change that must end with a statement taking a contended lock (a new issue's number,
  * see numberIssue) and whose events name what that statement decides: the ids (`drawnIds`, see drawEventIdsSql) and
  * the `notify` jobs now, in the caller's transaction, and the rows from that statement itself, so that concurrent
- * changes queue for one statement and the commit. As with emit, rows and jobs exist exactly when the change commits (and none inside withoutEvents:
- * the statement then inserts no rows).
+ * changes queue for one statement and the commit. As with emit, rows and jobs exist exactly when the change commits
+ * (and none inside withoutEvents: the statement then inserts no rows).
  */
 export async function reserveEvents(tx: Tx, allEvents: DomainEvent[], drawnIds: number[]): Promise<ReservedEvents> {
   const events = importing.has(tx) ? [] : allEvents;

@@ -4,7 +4,7 @@ import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
 /**
  * The issue list answers issues it rendered before from their kept text while their view's version is unchanged
- * (api/render/rendered-issues.ts). Each change below touches one thing an issue shows; after each, every listed
+ * (api/routes/issues/rendered-issues.ts). Each change below touches one thing an issue shows; after each, every listed
  * issue must equal the issue read alone, which is always rendered afresh.
  */
 async function listedMatchSingle(t: ExecutionContext, hearth: TestHearth, repoPath: string): Promise<Array<Record<string, any>>> {

@@ -4,7 +4,7 @@ import { issuesWithVersions, loadIssueViews, type IssueRepo } from '../../../db/
 import type { Deps } from '../../deps.js';
 import { JsonText } from '../../http/pagination.js';
 import { renderIssue, type ApiIssue } from '../../render/issue.js';
-import { renderedIssuesOf } from '../../render/rendered-issues.js';
+import { renderedIssuesOf } from './rendered-issues.js';
 
 /** Issues of one or more repositories, rendered in a fixed number of queries. */
 export async function renderIssues(deps: Deps, issues: IssueRow[], repos: IssueRepo[]): Promise<ApiIssue[]> {

@@ -1,4 +1,4 @@
-import type { RenderContext } from './user.js';
+import type { RenderContext } from '../../render/user.js';
 
 /**
  * Issues as JSON text, each kept with the version of the view it was rendered from, so a list answers an issue that
@@ -23,10 +23,6 @@ export class RenderedIssues {
     this.texts.delete(issueId);
     this.texts.set(issueId, { version, json });
     if (this.texts.size > this.limit) this.texts.delete(this.texts.keys().next().value!);
-  }
-
-  get size(): number {
-    return this.texts.size;
   }
 }
 
