@@ -47,23 +47,23 @@ export function workerAlive(workerId: string): string {
  * pg-boss's fetch that also marks the jobs as this worker's in the same statement (one row version per job, not two):
  * up to `batchSize` jobs of the queue whose start time has come, by priority then age, made active. Every catalogued
  * queue has the standard or short policy (jobs/catalogue.ts), which pg-boss fetches this way; it gates singleton and
- * stately queues by key, which this does not.
+ * stately queues by key, which this does not. The chosen ids are an array, not a join: a generic plan of the join
+ * could hash every job the queue keeps, completed ones included, on each fetch (see withIdLookups).
  */
+export const fetchClaimedSql = `
+  UPDATE pgboss.job j SET state = 'active', started_on = now(),
+    retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END,
+    output = jsonb_build_object('hearthWorker', $3::int)
+   WHERE j.name = $1 AND j.id = ANY(ARRAY(
+     SELECT id FROM pgboss.job
+      WHERE name = $1 AND state < 'active' AND start_after < now()
+      ORDER BY priority DESC, created_on, id
+      LIMIT $2
+      FOR UPDATE SKIP LOCKED))
+  RETURNING j.id, j.name, j.data, EXTRACT(epoch FROM j.expire_in) AS "expireInSeconds"`;
+
 export async function fetchClaimed(boss: PgBoss, name: string, batchSize: number, workerId: number): Promise<Array<PgBoss.Job<unknown>>> {
-  const { rows } = await boss.getDb().executeSql(
-    `WITH next AS (
-       SELECT id FROM pgboss.job
-        WHERE name = $1 AND state < 'active' AND start_after < now()
-        ORDER BY priority DESC, created_on, id
-        LIMIT $2
-        FOR UPDATE SKIP LOCKED)
-     UPDATE pgboss.job j SET state = 'active', started_on = now(),
-       retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END,
-       output = jsonb_build_object('hearthWorker', $3::int)
-       FROM next WHERE j.name = $1 AND j.id = next.id
-     RETURNING j.id, j.name, j.data, EXTRACT(epoch FROM j.expire_in) AS "expireInSeconds"`,
-    [name, batchSize, workerId],
-  );
+  const { rows } = await boss.getDb().executeSql(fetchClaimedSql, [name, batchSize, workerId]);
   return rows as Array<PgBoss.Job<unknown>>;
 }
 
