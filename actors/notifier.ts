@@ -2,7 +2,7 @@ import { inTx, type Queryable } from '../db/data-source.js';
 import { parseEvent, type EventKind, type EventPayload, type KindAndPayload } from '../db/events/catalogue.js';
 import { reviveSnapshot, type EventSnapshot } from '../db/events/snapshot.js';
 import { branchPasses, hookWants } from '../db/models/hooks/hook-events.js';
-import { insertHookTasks, queueDeliveries, type NewHookTask } from '../db/models/hooks/hook-tasks.js';
+import { insertHookTasks, type NewHookTask } from '../db/models/hooks/hook-tasks.js';
 import { activeHooksFor } from '../db/models/hooks/webhooks.js';
 import { accessModes, type RepoRow } from '../db/models/repos/repo-row.js';
 import { findRepoById } from '../db/models/repos/repos.js';
@@ -328,10 +328,15 @@ export const notifier: Actor<'notify'> = {
     // pushes, pull request and default-branch events also go to the actions area (runs and plans), while actions are on
     const forActions = deps.config.actions.enabled && wantsActions(event);
     if (tasks.length === 0 && !notices && !forActions) return 'skipped';
+    const { deliverTimeoutSeconds } = deps.config.webhook;
+    // hook tasks alone (most events) are one statement, which needs no transaction of its own
+    if (!notices && !forActions) {
+      await insertHookTasks(deps.db, deliverTimeoutSeconds, tasks);
+      return 'done';
+    }
     await inTx(deps, async (tx) => {
       if (forActions) await enqueue(tx, 'actions-trigger', { eventId });
-      const ids = await insertHookTasks(tx, tasks);
-      await queueDeliveries(tx, deps.config.webhook.deliverTimeoutSeconds, ids);
+      await insertHookTasks(tx, deliverTimeoutSeconds, tasks);
       if (notices) {
         await upsertThreads(tx, notices.threads);
         // a repeated run re-sends nothing once threads exist: mails go out with the run that first commits

@@ -113,6 +113,23 @@ export async function enqueueMany<N extends JobName>(
   );
 }
 
+/**
+ * SQL that inserts one job of queue `name` for each row of `from` (a FROM item of the caller's statement, such as a
+ * data-modifying WITH item), with the SQL expression `data` as its data, so that a change and its job are one
+ * statement. The columns are pg-boss 10's insert with the queue's own settings and no options of the job's own (no
+ * singleton key or start delay) but `expireIn`, an SQL interval; the wake-up trigger fires as for any insert. Like pg-boss's send, it inserts
+ * nothing for a queue that does not exist, nor a second waiting job of a queue with the short policy.
+ */
+export function insertJobsSql(name: JobName, data: string, from: string, { expireIn }: { expireIn?: string } = {}): string {
+  return `INSERT INTO pgboss.job (name, data, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy, dead_letter)
+    SELECT q.name, ${data}, ${expireIn ?? `COALESCE(q.expire_seconds * interval '1s', interval '15 minutes')`},
+      now() + COALESCE(q.retention_minutes * interval '1 minute', interval '14 days'), COALESCE(q.retry_limit, 2),
+      CASE WHEN COALESCE(q.retry_backoff, false) THEN GREATEST(COALESCE(q.retry_delay, 0), 1) ELSE COALESCE(q.retry_delay, 0) END,
+      COALESCE(q.retry_backoff, false), q.policy, q.dead_letter
+    FROM ${from} JOIN pgboss.queue q ON q.name = '${name}'
+    ON CONFLICT DO NOTHING`;
+}
+
 /** Completes active jobs of one queue in one statement, each with `output`. */
 export async function completeJobs(boss: PgBoss, name: string, ids: string[], output: object): Promise<void> {
   // pg-boss 10 takes an id list with output data; its types declare the list only without data

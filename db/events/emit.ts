@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Tx } from '../data-source.js';
-import { enqueue, enqueueMany } from '../../jobs/queue.js';
+import { enqueueMany, insertJobsSql } from '../../jobs/queue.js';
 import { checkPayload, type DomainEvent, type EventKind, type EventPayload } from './catalogue.js';
 import type { EventSnapshot } from './snapshot.js';
 
@@ -23,8 +23,8 @@ export async function withoutEvents<T>(tx: Tx, work: () => Promise<T>): Promise<
 }
 
 /**
- * Records a domain event and one `notify` job carrying its id in the caller's transaction: both exist exactly
- * when the change commits. The notifier fans the event out to webhooks, notification threads and mail.
+ * Records a domain event and one `notify` job carrying its id in the caller's transaction, in one statement: both
+ * exist exactly when the change commits. The notifier fans the event out to webhooks, notification threads and mail.
  * A payload that does not match its kind's schema is a programming error and throws. Inside withoutEvents nothing is
  * recorded and the answer is null.
  */
@@ -42,16 +42,15 @@ export async function emit<K extends EventKind>(
   const checked = checkPayload(event.kind, event.payload);
   if (!checked.success) throw new Error(`${event.kind} event payload does not match the catalogue:\n${z.prettifyError(checked.error)}`);
   if (importing.has(tx)) return null;
-  const [row] = await tx.query<{ id: string }>('INSERT INTO domain_event (kind, repo_id, doer_id, payload, snapshot) VALUES ($1, $2, $3, $4, $5) RETURNING id', [
-    event.kind,
-    event.repoId ?? null,
-    event.doerId ?? null,
-    JSON.stringify(checked.data),
-    event.snapshot ? JSON.stringify(event.snapshot) : null,
-  ]);
-  const eventId = Number(row.id);
-  await enqueue(tx, 'notify', { eventId });
-  return eventId;
+  const [row] = await tx.query<{ event_id: string }>(
+    `WITH event AS (INSERT INTO domain_event (kind, repo_id, doer_id, payload, snapshot) VALUES ($1, $2, $3, $4, $5) RETURNING id)
+     ${insertJobsSql('notify', `jsonb_build_object('eventId', event.id)`, 'event')}
+     RETURNING data->>'eventId' AS event_id`,
+    [event.kind, event.repoId ?? null, event.doerId ?? null, JSON.stringify(checked.data), event.snapshot ? JSON.stringify(event.snapshot) : null],
+  );
+  // the job joins its queue: were the queue missing, the event would be written without a job, so the change fails
+  if (!row) throw new Error('the notify queue does not exist');
+  return Number(row.event_id);
 }
 
 /**

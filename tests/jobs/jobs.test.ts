@@ -1,6 +1,7 @@
 import test from 'ava';
 import { inTx } from '../../db/data-source.js';
-import { createQueue, enqueue } from '../../jobs/queue.js';
+import { createQueue, enqueue, insertJobsSql } from '../../jobs/queue.js';
+import { jobNames } from '../../jobs/catalogue.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
 const payload = { to: ['someone@example.com'], subject: 'hello', text: 'body' };
@@ -77,4 +78,24 @@ test("a worker's own queue bookkeeping commits without waiting for the disk; the
   t.is(await setting(hearth.store.boss.getDb()), 'on', 'the web process');
   const [inTransaction] = await inTx(hearth.store, (tx) => tx.query<{ synchronous_commit: string }>('SHOW synchronous_commit'));
   t.is(inTransaction.synchronous_commit, 'on', 'a transaction that enqueues');
+});
+
+test('a job written by the statement of its change has the settings pg-boss gives a job it sends to that queue', async (t) => {
+  const hearth = await startHearth(t);
+  const settings = `SELECT name, policy, retry_limit, retry_delay, retry_backoff, dead_letter, priority, state::text,
+      EXTRACT(epoch FROM expire_in) AS expire_in, round(EXTRACT(epoch FROM keep_until - created_on)) AS kept_for,
+      start_after <= now() AS due
+    FROM pgboss.job WHERE data->>'written' = $1 ORDER BY name`;
+  await inTx(hearth.store, async (tx) => {
+    for (const name of jobNames) await tx.query(`WITH source AS (SELECT 1) ${insertJobsSql(name, `'{"written":"in the statement"}'::jsonb`, 'source')}`);
+  });
+  const written = await hearth.store.db.query(settings, ['in the statement']);
+  // a queue with the short policy keeps one waiting job
+  await hearth.store.db.query('DELETE FROM pgboss.job WHERE name = ANY($1)', [jobNames]);
+  await inTx(hearth.store, async (tx) => {
+    for (const name of jobNames) await tx.boss.send(name, { written: 'by pg-boss' }, { db: tx.jobDb });
+  });
+  const sent = await hearth.store.db.query(settings, ['by pg-boss']);
+  t.is(sent.length, jobNames.length);
+  t.deepEqual(written, sent);
 });

@@ -76,7 +76,7 @@ export const releaseRoutes = [
     scope: 'write:repository', signedIn: true, repo: releasesWriter, responses: { 204: 'empty', 422: 'validationError' },
     handle: async ({ deps, repo, doer, params }) => {
       const release = await getReleaseByTag(deps.db, repo.repo.id, params.tag, true);
-      await inTx(deps, (tx) => deleteRelease(tx, deps, repo.repo, release, doer));
+      await inTx(deps, (tx) => deleteRelease(tx, deps, repo.repo, release.id, doer));
       return noContent();
     },
   }),
@@ -90,8 +90,7 @@ export const releaseRoutes = [
     scope: 'write:repository', signedIn: true, repo: releasesWriter, ids: ['id'], body: editReleaseBody,
     responses: { 200: 'Release', 409: 'error', 422: 'validationError' },
     handle: async ({ deps, repo, doer, ids, body }) => {
-      const release = await getRelease(deps.db, repo.repo.id, ids.id, true);
-      const row = await inTx(deps, (tx) => editRelease(tx, deps, repo.repo, release, doer, body));
+      const row = await inTx(deps, (tx) => editRelease(tx, deps, repo.repo, ids.id, doer, body));
       return ok(await renderOne(deps, repo, row));
     },
   }),
@@ -99,8 +98,7 @@ export const releaseRoutes = [
     method: 'delete', path: '/repos/{owner}/{repo}/releases/{id}', operationId: 'repoDeleteRelease', summary: 'Delete a release', tag: 'repository',
     scope: 'write:repository', signedIn: true, repo: releasesWriter, ids: ['id'], responses: { 204: 'empty', 422: 'validationError' },
     handle: async ({ deps, repo, doer, ids }) => {
-      const release = await getRelease(deps.db, repo.repo.id, ids.id, true);
-      await inTx(deps, (tx) => deleteRelease(tx, deps, repo.repo, release, doer));
+      await inTx(deps, (tx) => deleteRelease(tx, deps, repo.repo, ids.id, doer));
       return noContent();
     },
   }),

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { enqueueMany } from '../../../jobs/queue.js';
+import { enqueueMany, insertJobsSql } from '../../../jobs/queue.js';
 import type { Queryable, Tx } from '../../data-source.js';
 import { batched, batchedPerDb } from '../../batch.js';
 import { notFound } from '../../errors.js';
@@ -50,27 +50,28 @@ export interface NewHookTask {
 }
 
 /**
- * Inserts the tasks in one statement; a task that already exists for its event, hook and event type (a repeated
- * fan-out) is kept as it is and not answered, so the caller enqueues deliveries only for new tasks. Hooks of one
- * format share their payload: each distinct payload is sent once.
+ * Inserts the tasks and one `webhook-delivery` job per new task, in one statement (atomic without a transaction of
+ * its own). A task that already exists for its event, hook and event type (a repeated fan-out) is kept as it is and
+ * gets no second job. Hooks of one format share their payload: each distinct payload is sent once.
  */
-export async function insertHookTasks(tx: Tx, tasks: NewHookTask[]): Promise<number[]> {
-  if (tasks.length === 0) return [];
+export async function insertHookTasks(db: Queryable, deliverTimeoutSeconds: number, tasks: NewHookTask[]): Promise<void> {
+  if (tasks.length === 0) return;
   const payloads = new Map<string, number>();
   for (const task of tasks) if (!payloads.has(task.payload)) payloads.set(task.payload, payloads.size + 1);
-  const rows = await tx.query<{ id: number }>(
-    `INSERT INTO hook_task (hook_id, event_id, repo_id, uuid, event_type, payload)
-     SELECT t.hook_id, t.event_id, t.repo_id, t.uuid, t.event_type, p.payload
-       FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::uuid[], $5::text[], $6::int[]) AS t(hook_id, event_id, repo_id, uuid, event_type, payload_no)
-       JOIN unnest($7::text[]) WITH ORDINALITY AS p(payload, no) ON p.no = t.payload_no
-     ON CONFLICT (event_id, hook_id, event_type) WHERE event_id IS NOT NULL DO NOTHING
-     RETURNING id::int`,
+  await db.query(
+    `WITH task AS (
+       INSERT INTO hook_task (hook_id, event_id, repo_id, uuid, event_type, payload)
+       SELECT t.hook_id, t.event_id, t.repo_id, t.uuid, t.event_type, p.payload
+         FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::uuid[], $5::text[], $6::int[]) AS t(hook_id, event_id, repo_id, uuid, event_type, payload_no)
+         JOIN unnest($7::text[]) WITH ORDINALITY AS p(payload, no) ON p.no = t.payload_no
+       ON CONFLICT (event_id, hook_id, event_type) WHERE event_id IS NOT NULL DO NOTHING
+       RETURNING id)
+     ${insertJobsSql('webhook-delivery', `jsonb_build_object('taskId', task.id)`, 'task', { expireIn: `$8 * interval '1s'` })}`,
     [
       tasks.map((t) => t.hookId), tasks.map((t) => t.eventId), tasks.map((t) => t.repoId), tasks.map(() => randomUUID()),
-      tasks.map((t) => t.eventType), tasks.map((t) => payloads.get(t.payload)), [...payloads.keys()],
+      tasks.map((t) => t.eventType), tasks.map((t) => payloads.get(t.payload)), [...payloads.keys()], deliveryExpirySeconds(deliverTimeoutSeconds),
     ],
   );
-  return rows.map((r) => r.id);
 }
 
 /** A task with the hook it goes to: what its delivery needs. */
@@ -151,11 +152,14 @@ const recordAttempts = batchedPerDb((db: Queryable) => batched(async (records: A
 }, (record) => record.taskId));
 
 /**
- * One `webhook-delivery` job per task, inserted in one statement. A job expires (and goes to another worker) a
- * little after its request would have timed out, so a worker killed mid-delivery delays the task only that long.
+ * A delivery job expires (and goes to another worker) a little after its request would have timed out, so a worker
+ * killed mid-delivery delays the task only that long.
  */
-export async function queueDeliveries(tx: Tx, deliverTimeoutSeconds: number, taskIds: number[]): Promise<void> {
-  await enqueueMany(tx, 'webhook-delivery', taskIds.map((taskId) => ({ taskId })), { expireInSeconds: deliverTimeoutSeconds * 2 + 10 });
+const deliveryExpirySeconds = (deliverTimeoutSeconds: number): number => deliverTimeoutSeconds * 2 + 10;
+
+/** One `webhook-delivery` job per task, inserted in one statement. */
+async function queueDeliveries(tx: Tx, deliverTimeoutSeconds: number, taskIds: number[]): Promise<void> {
+  await enqueueMany(tx, 'webhook-delivery', taskIds.map((taskId) => ({ taskId })), { expireInSeconds: deliveryExpirySeconds(deliverTimeoutSeconds) });
 }
 
 /** A delivery outside any event (a hook test): the task and its job. */

@@ -152,11 +152,11 @@ export async function editRelease(
   tx: Tx,
   ctx: ReleaseContext,
   repo: RepoRow,
-  release: ReleaseRow,
+  releaseId: number,
   doer: UserRow,
   edit: ReleaseEdit,
 ): Promise<ReleaseRow> {
-  const before = await lockRelease(tx, repo.id, release.id);
+  const before = await lockRelease(tx, repo.id, releaseId);
   const repoGit = ctx.git.open(repo);
   const tag = edit.tag_name || before.tag_name;
   const retagged = tag !== before.tag_name;
@@ -191,10 +191,10 @@ export async function deleteRelease(
   tx: Tx,
   ctx: ReleaseContext & { blobs: BlobStore },
   repo: RepoRow,
-  release: ReleaseRow,
+  releaseId: number,
   doer: UserRow,
 ): Promise<void> {
-  const before = await lockRelease(tx, repo.id, release.id);
+  const before = await lockRelease(tx, repo.id, releaseId);
   await deleteReleaseAttachments(tx, ctx.blobs, before.id);
   const sha = await ctx.git.open(repo).resolve(`refs/tags/${before.tag_name}`);
   if (sha) {
