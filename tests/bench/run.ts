@@ -386,12 +386,14 @@ async function main(): Promise<void> {
       console.log(`written to ${path.relative(root, writeResults([], null, seconds, { packages, npmInstall }))}; load average ${os.loadavg()[0].toFixed(1)}`);
       return;
     }
+    const webhookRun = {
+      apiUrl: `http://127.0.0.1:${ports.hearth}`, token, owner: username, env,
+      events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1_000),
+      hooks: Number(process.env.BENCH_WEBHOOK_HOOKS ?? 100),
+      rate: Number(process.env.BENCH_WEBHOOK_RATE ?? 200),
+    };
     if (process.env.BENCH_ONLY === 'webhooks') {
-      const webhooks = await measureWebhooks({
-        apiUrl: `http://127.0.0.1:${ports.hearth}`, token, owner: username, env,
-        events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1_000),
-        hooks: Number(process.env.BENCH_WEBHOOK_HOOKS ?? 100),
-      });
+      const webhooks = await measureWebhooks(webhookRun);
       printWebhooks(webhooks);
       console.log(`written to ${path.relative(root, writeResults([], null, seconds, { webhooks }))}`);
       return;
@@ -427,11 +429,7 @@ async function main(): Promise<void> {
       return;
     }
     const git = await measureGit(path.join(scratch, 'git-bench'), gitTarget);
-    const webhooks = await measureWebhooks({
-      apiUrl: `http://127.0.0.1:${ports.hearth}`, token, owner: username, env,
-      events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1_000),
-      hooks: Number(process.env.BENCH_WEBHOOK_HOOKS ?? 100),
-    });
+    const webhooks = await measureWebhooks(webhookRun);
     // A worker runs the migration and sync jobs (branch syncs of the pushes above run in it too).
     children.push(await startWorker(env));
     await waitForQueuesDrained(benchUrl);
