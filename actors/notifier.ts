@@ -1,11 +1,12 @@
+import { batched, batchedPerDb } from '../db/batch.js';
 import { inTx, type Queryable } from '../db/data-source.js';
 import { parseEvent, type EventKind, type EventPayload, type KindAndPayload } from '../db/events/catalogue.js';
 import { reviveSnapshot, type EventSnapshot } from '../db/events/snapshot.js';
 import { branchPasses, hookWants } from '../db/models/hooks/hook-events.js';
-import { insertHookTasks, type NewHookTask } from '../db/models/hooks/hook-tasks.js';
+import { insertHookTasks, insertHookTasksTogether, type NewHookTask } from '../db/models/hooks/hook-tasks.js';
 import { activeHooksFor } from '../db/models/hooks/webhooks.js';
 import { accessModes, type RepoRow } from '../db/models/repos/repo-row.js';
-import { findRepoById } from '../db/models/repos/repos.js';
+import { findRepoById, findReposByIds } from '../db/models/repos/repos.js';
 import { findUsersByIds } from '../db/models/users/users.js';
 import { findIssueById } from '../db/models/issues/issues.js';
 import { upsertThreads, type ThreadChange } from '../db/models/notifications/notifications.js';
@@ -275,19 +276,40 @@ const fanouts: { [K in EventKind]: Fanout<K> } = {
   'team.repo_removed': none,
 };
 
+interface EventRow {
+  id: string;
+  kind: string;
+  repo_id: string | null;
+  doer_id: string | null;
+  payload: unknown;
+  snapshot: unknown;
+}
+
+/** By id, in order, null where missing: the loaders of notify jobs run together (a fetched batch) share statements. */
+const byIds = <R>(rows: R[], idOf: (row: R) => number, ids: number[]): Array<R | null> => {
+  const found = new Map(rows.map((row) => [idOf(row), row]));
+  return ids.map((id) => found.get(id) ?? null);
+};
+const eventRow = batchedPerDb((db: Queryable) => batched(async (ids: number[]) => byIds(
+  await db.query<EventRow>('SELECT id, kind, repo_id, doer_id, payload, snapshot FROM domain_event WHERE id = ANY($1::bigint[])', [ids]),
+  (row) => Number(row.id), ids,
+)));
+const repoRow = batchedPerDb((db: Queryable) => batched(async (ids: number[]) => byIds(await findReposByIds(db, [...new Set(ids)]), (row) => Number(row.id), ids)));
+const userRow = batchedPerDb((db: Queryable) => batched(async (ids: number[]) => {
+  const users = await findUsersByIds(db, ids);
+  return ids.map((id) => users.get(id) ?? null);
+}));
+
 async function loadEvent(db: Queryable, id: number): Promise<StoredEvent | null> {
-  const [row] = await db.query<{ id: string; kind: string; repo_id: string | null; doer_id: string | null; payload: unknown; snapshot: unknown }>(
-    'SELECT id, kind, repo_id, doer_id, payload, snapshot FROM domain_event WHERE id = $1',
-    [id],
-  );
+  const row = await eventRow(db, id);
   if (!row) return null;
   const parsed = parseEvent(row.kind, row.payload);
   if (!parsed) return null;
-  const [repo, users] = await Promise.all([
-    row.repo_id ? findRepoById(db, Number(row.repo_id)) : null,
-    findUsersByIds(db, [row.doer_id ? Number(row.doer_id) : null]),
+  const [repo, doer] = await Promise.all([
+    row.repo_id ? repoRow(db, Number(row.repo_id)) : null,
+    row.doer_id ? userRow(db, Number(row.doer_id)) : null,
   ]);
-  return { id, ...parsed, repo, doer: users.get(Number(row.doer_id)) ?? null, snapshot: reviveSnapshot(row.snapshot) };
+  return { id, ...parsed, repo, doer, snapshot: reviveSnapshot(row.snapshot) };
 }
 
 /**
@@ -331,7 +353,7 @@ export const notifier: Actor<'notify'> = {
     const { deliverTimeoutSeconds } = deps.config.webhook;
     // hook tasks alone (most events) are one statement, which needs no transaction of its own
     if (!notices && !forActions) {
-      await insertHookTasks(deps.db, deliverTimeoutSeconds, tasks);
+      await insertHookTasksTogether(deps.db, { deliverTimeoutSeconds, tasks });
       return 'done';
     }
     await inTx(deps, async (tx) => {

@@ -131,12 +131,13 @@ export const jobs = {
     concurrency: 1,
     schedule: '17 * * * *',
   } satisfies JobDefinition<ContainerCleanupPayload>,
-  // One per domain event: fans it out to hook tasks, notification threads and mail in one transaction.
+  // One per domain event: fans it out to hook tasks, notification threads and mail in one transaction. 16 at once:
+  // the notify jobs of one fetch load their events, repositories, users and hooks, and insert their tasks, together.
   notify: {
     name: 'notify',
     payload: notifyPayload,
     queue: { retryLimit: 10, retryDelay: 2, retryBackoff: true, expireInSeconds: 120 },
-    concurrency: 2,
+    concurrency: 16,
   } satisfies JobDefinition<NotifyPayload>,
   // One per hook task. Expiry is set per job from [webhook] DELIVER_TIMEOUT, so a worker killed mid-delivery
   // hands the task on soon after the request would have timed out. 64 at once (the delivery agent's connections per

@@ -74,6 +74,12 @@ export async function insertHookTasks(db: Queryable, deliverTimeoutSeconds: numb
   );
 }
 
+/** insertHookTasks outside a transaction, for fan-outs made together (a worker's notify jobs under load): one statement. */
+export const insertHookTasksTogether = batchedPerDb((db: Queryable) => batched(async (calls: Array<{ deliverTimeoutSeconds: number; tasks: NewHookTask[] }>) => {
+  await insertHookTasks(db, Math.max(...calls.map((call) => call.deliverTimeoutSeconds)), calls.flatMap((call) => call.tasks));
+  return calls.map(() => undefined);
+}));
+
 /** A task with the hook it goes to: what its delivery needs. */
 export interface Delivery {
   task: HookTaskRow;

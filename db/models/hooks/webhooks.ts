@@ -1,3 +1,4 @@
+import { batched, batchedPerDb } from '../../batch.js';
 import { decryptSecret, encryptSecret } from '../../crypto.js';
 import type { Queryable, Tx } from '../../data-source.js';
 import { invalid, notFound } from '../../errors.js';
@@ -76,12 +77,26 @@ export async function getHook(db: Queryable, level: HookLevel, id: number): Prom
 }
 
 /** The active hooks an event of this repository reaches: its own, its owner's, and the system's. */
-export async function activeHooksFor(db: Queryable, repo: { id: number; owner_id: number } | null, ownerId: number | null): Promise<WebhookRow[]> {
-  return db.query<WebhookRow>(
-    `SELECT ${hookColumns} FROM webhook WHERE is_active AND (is_system OR ($1::bigint IS NOT NULL AND repo_id = $1) OR ($2::bigint IS NOT NULL AND owner_id = $2)) ORDER BY id`,
-    [repo?.id ?? null, repo?.owner_id ?? ownerId],
-  );
+/**
+ * The active hooks that receive an event of a repository (its own, its owner's and the system's), or of an owner when
+ * `repo` is null. Calls made together (a worker's notify jobs under load) share one statement.
+ */
+export function activeHooksFor(db: Queryable, repo: { id: number; owner_id: number } | null, ownerId: number | null): Promise<WebhookRow[]> {
+  return hooksOf(db, { repoId: repo?.id ?? null, ownerId: repo?.owner_id ?? ownerId });
 }
+
+const hooksOf = batchedPerDb((db: Queryable) => batched(async (levels: Array<{ repoId: number | null; ownerId: number | null }>) => {
+  const rows = await db.query<WebhookRow & { for_call: number }>(
+    `SELECT k.n::int AS for_call, ${hookColumns}
+       FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS k(for_repo, for_owner, n)
+       JOIN webhook ON is_active AND (is_system OR repo_id = k.for_repo OR owner_id = k.for_owner)
+      ORDER BY k.n, id`,
+    [levels.map((level) => level.repoId), levels.map((level) => level.ownerId)],
+  );
+  const hooks = levels.map((): WebhookRow[] => []);
+  for (const { for_call: call, ...hook } of rows) hooks[call - 1].push(hook);
+  return hooks;
+}));
 
 export function hookSecret(secretKey: string, hook: Pick<WebhookRow, 'secret_sealed'>): string {
   return hook.secret_sealed ? decryptSecret(secretKey, hook.secret_sealed) : '';
