@@ -1,8 +1,8 @@
 import type { Queryable } from '../data-source.js';
-import { listReleaseAttachments, type AttachmentRow } from '../models/releases/attachments.js';
+import type { AttachmentRow } from '../models/releases/attachments.js';
 import type { ReleaseRow } from '../models/releases/releases.js';
-import { findUsersByIds } from '../models/users/users.js';
-import type { UserRow } from '../models/users/user-row.js';
+import { userRowFromJson, type UserRow } from '../models/users/user-row.js';
+import { rowFromJson } from '../sql.js';
 
 /** A release with what its JSON shows besides the row: the publisher (null once deleted) and the attachments. */
 export interface ReleaseView {
@@ -11,12 +11,22 @@ export interface ReleaseView {
   attachments: AttachmentRow[];
 }
 
-/** The views of a list of releases in two queries, whatever its length. */
+/** The views of a list of releases in one statement, whatever its length: publishers and attachments as JSON. */
 export async function loadReleaseViews(db: Queryable, releases: ReleaseRow[]): Promise<ReleaseView[]> {
-  const [publishers, attachments] = await Promise.all([
-    findUsersByIds(db, releases.map((r) => r.publisher_id)),
-    listReleaseAttachments(db, releases.map((r) => r.id)),
-  ]);
+  if (releases.length === 0) return [];
+  const [row] = await db.query<{ publishers: Array<Record<string, unknown>>; attachments: Array<Record<string, unknown>> }>(
+    `SELECT (SELECT coalesce(json_agg(u), '[]') FROM "user" u WHERE u.id = ANY($1::bigint[])) AS publishers,
+            (SELECT coalesce(json_agg(a ORDER BY a.release_id, a.name, a.id), '[]') FROM attachment a WHERE a.release_id = ANY($2::bigint[])) AS attachments`,
+    [[...new Set(releases.map((r) => r.publisher_id).filter((id) => id !== null))], releases.map((r) => r.id)],
+  );
+  const publishers = new Map(row.publishers.map((json) => userRowFromJson(json)).map((user) => [user.id, user]));
+  const attachments = new Map<number, AttachmentRow[]>();
+  for (const json of row.attachments) {
+    const attachment = rowFromJson<AttachmentRow>(json, ['created']);
+    const ofRelease = attachments.get(attachment.release_id!);
+    if (ofRelease) ofRelease.push(attachment);
+    else attachments.set(attachment.release_id!, [attachment]);
+  }
   return releases.map((release) => ({
     release,
     publisher: publishers.get(release.publisher_id ?? 0) ?? null,
