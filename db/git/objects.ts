@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import git from 'isomorphic-git';
 import { readRef } from './refs.js';
@@ -189,13 +188,22 @@ export class ObjectReader {
     readonly format: ObjectFormat,
   ) {}
 
+  /**
+   * Synchronous on purpose, as the ref reads are: a directory listing and a few stats cost less than a round trip each
+   * through the thread pool.
+   */
   private readsInProcess(): Promise<boolean> {
     this.inProcess ??= (async () => {
       if (this.format !== 'sha1') return false;
       const packDir = path.join(this.dir, 'objects', 'pack');
-      const names = await readdir(packDir).catch(() => [] as string[]);
+      let names: string[];
+      try {
+        names = fs.readdirSync(packDir);
+      } catch {
+        names = [];
+      }
       let bytes = 0;
-      for (const name of names.filter((n) => n.endsWith('.pack'))) bytes += (await stat(path.join(packDir, name))).size;
+      for (const name of names.filter((n) => n.endsWith('.pack'))) bytes += fs.statSync(path.join(packDir, name)).size;
       return bytes <= inProcessPackLimit;
     })();
     return this.inProcess;
