@@ -24,6 +24,9 @@ export interface WebhookFigures {
   steadyDeliveriesPerSecond: number;
   delayP50Ms: number;
   delayP99Ms: number;
+  /** From sending each release edit to its answer: when the web process falls behind, answers come after deliveries. */
+  answerP50Ms: number;
+  answerP99Ms: number;
 }
 
 export interface WebhookBenchOptions {
@@ -159,6 +162,7 @@ export async function measureWebhooks(options: WebhookBenchOptions): Promise<Web
     await waitFor(() => arrivals.filter((a) => a.name.startsWith('steady-0-')).length >= steadyReleases.length, 60_000, 'the first steady deliveries');
     let failedCalls = 0;
     const answered = new Map<string, number>();
+    const answerTimes: number[] = [];
     const interval = 1000 / rate;
     const start = performance.now();
     const calls: Array<Promise<void>> = [];
@@ -167,7 +171,9 @@ export async function measureWebhooks(options: WebhookBenchOptions): Promise<Web
       const wait = due - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
       const name = `steady-${i}`;
+      const sent = performance.now();
       calls.push(api(options, 'PATCH', `/repos/${options.owner}/steady/releases/${steadyReleases[i % steadyReleases.length]}`, { name }).then((answer) => {
+        answerTimes.push(answer.at - sent);
         if (answer.status === 200) answered.set(name, answer.at);
         else failedCalls++;
       }));
@@ -177,6 +183,7 @@ export async function measureWebhooks(options: WebhookBenchOptions): Promise<Web
     const steady = arrivals.filter((a) => answered.has(a.name));
     const delays = steady.map((a) => a.at - answered.get(a.name)!).sort((a, b) => a - b);
     const lastArrival = Math.max(...steady.map((a) => a.at));
+    answerTimes.sort((a, b) => a - b);
     return {
       fanOutHooks: hooks,
       fanOutDeliveriesPerSecond: Math.round(fanOutDeliveriesPerSecond),
@@ -188,6 +195,8 @@ export async function measureWebhooks(options: WebhookBenchOptions): Promise<Web
       steadyDeliveriesPerSecond: Math.round(steady.length / ((lastArrival - start) / 1000)),
       delayP50Ms: Math.round(percentile(delays, 50)),
       delayP99Ms: Math.round(percentile(delays, 99)),
+      answerP50Ms: Math.round(percentile(answerTimes, 50)),
+      answerP99Ms: Math.round(percentile(answerTimes, 99)),
     };
   } finally {
     worker.kill('SIGTERM');
