@@ -76,7 +76,6 @@ export async function getHook(db: Queryable, level: HookLevel, id: number): Prom
   return row;
 }
 
-/** The active hooks an event of this repository reaches: its own, its owner's, and the system's. */
 /**
  * The active hooks that receive an event of a repository (its own, its owner's and the system's), or of an owner when
  * `repo` is null. Calls made together (a worker's notify jobs under load) share one statement.
