@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { enqueueMany, insertJobsSql } from '../../../jobs/queue.js';
+import { insertJobsSql } from '../../../jobs/queue.js';
 import type { Queryable, Tx } from '../../data-source.js';
 import { batched, batchedPerDb } from '../../batch.js';
 import { notFound } from '../../errors.js';
@@ -66,7 +66,7 @@ export async function insertHookTasks(db: Queryable, deliverTimeoutSeconds: numb
          JOIN unnest($7::text[]) WITH ORDINALITY AS p(payload, no) ON p.no = t.payload_no
        ON CONFLICT (event_id, hook_id, event_type) WHERE event_id IS NOT NULL DO NOTHING
        RETURNING id)
-     ${insertJobsSql('webhook-delivery', `jsonb_build_object('taskId', task.id)`, 'task', { expireIn: `$8 * interval '1s'` })}`,
+     ${deliveryJobsSql('$8')}`,
     [
       tasks.map((t) => t.hookId), tasks.map((t) => t.eventId), tasks.map((t) => t.repoId), tasks.map(() => randomUUID()),
       tasks.map((t) => t.eventType), tasks.map((t) => payloads.get(t.payload)), [...payloads.keys()], deliveryExpirySeconds(deliverTimeoutSeconds),
@@ -163,20 +163,21 @@ const recordAttempts = batchedPerDb((db: Queryable) => batched(async (records: A
  */
 const deliveryExpirySeconds = (deliverTimeoutSeconds: number): number => deliverTimeoutSeconds * 2 + 10;
 
-/** One `webhook-delivery` job per task, inserted in one statement. */
-async function queueDeliveries(tx: Tx, deliverTimeoutSeconds: number, taskIds: number[]): Promise<void> {
-  await enqueueMany(tx, 'webhook-delivery', taskIds.map((taskId) => ({ taskId })), { expireInSeconds: deliveryExpirySeconds(deliverTimeoutSeconds) });
-}
+/** SQL inserting one `webhook-delivery` job per row of the WITH item `task`, expiring after `expirySeconds` (an SQL parameter). */
+const deliveryJobsSql = (expirySeconds: string): string =>
+  insertJobsSql('webhook-delivery', `jsonb_build_object('taskId', task.id)`, 'task', { expireIn: `${expirySeconds} * interval '1s'` });
 
-/** A delivery outside any event (a hook test): the task and its job. */
+/** A delivery outside any event (a hook test): the task and its job, in one statement. */
 export async function createStandaloneTask(
   tx: Tx, deliverTimeoutSeconds: number, task: Omit<NewHookTask, 'eventId'>,
 ): Promise<HookTaskRow> {
   const [row] = await tx.query<HookTaskRow>(
-    `INSERT INTO hook_task (hook_id, event_id, repo_id, uuid, event_type, payload) VALUES ($1, NULL, $2, $3, $4, $5) RETURNING ${columns}`,
-    [task.hookId, task.repoId, randomUUID(), task.eventType, task.payload],
+    `WITH task AS (
+       INSERT INTO hook_task (hook_id, event_id, repo_id, uuid, event_type, payload) VALUES ($1, NULL, $2, $3, $4, $5) RETURNING ${columns}),
+     job AS (${deliveryJobsSql('$6')})
+     SELECT * FROM task`,
+    [task.hookId, task.repoId, randomUUID(), task.eventType, task.payload, deliveryExpirySeconds(deliverTimeoutSeconds)],
   );
-  await queueDeliveries(tx, deliverTimeoutSeconds, [row.id]);
   return row;
 }
 
