@@ -3,10 +3,10 @@ import { inTx, type Queryable } from '../db/data-source.js';
 import { parseEvent, type EventKind, type EventPayload, type KindAndPayload } from '../db/events/catalogue.js';
 import { reviveSnapshot, type EventSnapshot } from '../db/events/snapshot.js';
 import { branchPasses, hookWants } from '../db/models/hooks/hook-events.js';
-import { insertHookTasks, insertHookTasksTogether, type NewHookTask } from '../db/models/hooks/hook-tasks.js';
+import { insertHookTasks, insertHookTasksTogether, type ClaimedDelivery, type NewHookTask } from '../db/models/hooks/hook-tasks.js';
 import { activeHooksFor } from '../db/models/hooks/webhooks.js';
-import { accessModes, type RepoRow } from '../db/models/repos/repo-row.js';
-import { findRepoById, findReposByIds } from '../db/models/repos/repos.js';
+import { accessModes, repoRowFromJson, type AccessMode, type RepoRow } from '../db/models/repos/repo-row.js';
+import { findRepoById } from '../db/models/repos/repos.js';
 import { findUsersByIds } from '../db/models/users/users.js';
 import { findIssueById } from '../db/models/issues/issues.js';
 import { upsertThreads, type ThreadChange } from '../db/models/notifications/notifications.js';
@@ -15,9 +15,11 @@ import { renderIssueMail, type IssueMailAction } from '../api/render/issue-mail.
 import { enqueue, enqueueMany } from '../jobs/queue.js';
 import { wantsActions } from '../db/models/actions/triggers.js';
 import type { MailPayload } from '../jobs/catalogue.js';
-import { userTypes, type UserRow } from '../db/models/users/user-row.js';
-import { accessLevel, loadPushView, repoViewWithMode } from '../db/views/hook-sources.js';
-import { loadReleaseView } from '../db/views/releases.js';
+import { userRowFromJson, userTypes, type UserRow } from '../db/models/users/user-row.js';
+import { accessLevel, loadPushView, repoViewWithMode, repoViewWithOwner } from '../db/views/hook-sources.js';
+import { anonymousAccessOf, anonymousAccessSql, type AccessColumns, type OwnerAndAccess } from '../db/models/access.js';
+import type { RepoView } from '../db/views/repo.js';
+import { findReleaseView, loadReleaseView } from '../db/views/releases.js';
 import { formatPayload } from '../api/render/hook-formats/index.js';
 import {
   renderCreatePayload, renderDeletePayload, renderForkPayload, renderPushPayload, renderReleasePayload, renderRepositoryPayload,
@@ -37,8 +39,16 @@ interface StoredEvent<K extends EventKind = EventKind> {
   kind: K;
   payload: EventPayload<K>;
   repo: RepoRow | null;
+  /** The repository's owner, loaded with the event (see repoView). */
+  repoOwner: OwnerAndAccess | null;
   doer: UserRow | null;
   snapshot: EventSnapshot;
+}
+
+/** The event's repository as a payload shows it, with `mode` as the doer's: its owner came with the event. */
+function repoView(db: Queryable, { repo, repoOwner }: StoredEvent, mode: AccessMode): Promise<RepoView> {
+  if (!repo) throw new Error('the event has no repository');
+  return repoOwner ? repoViewWithOwner(db, repo, repoOwner, mode) : repoViewWithMode(db, repo, mode);
 }
 
 /** One payload to deliver: the repository whose hooks (with its owner's and the system's) receive it, and the branch filters apply to. */
@@ -85,14 +95,14 @@ const zeroSha = /^0+$/;
 /** A release event renders the release as it is now, or as it was when it was deleted. */
 function releaseFanout(action: 'published' | 'updated' | 'deleted'): Fanout<'release.published' | 'release.updated' | 'release.deleted'> {
   return {
-    async hooks({ repo, doer, payload, snapshot }, { db, config }) {
+    async hooks(event, { db, config }) {
+      const { repo, doer, payload, snapshot } = event;
       if (!repo || !doer) return [];
-      const [row] = snapshot.release
-        ? [snapshot.release]
-        : await db.query<import('../db/models/releases/releases.js').ReleaseRow>('SELECT * FROM release WHERE id = $1 AND NOT is_tag', [payload.release_id]);
-      if (!row) return [];
-      const view = await repoViewWithMode(db, repo, await accessLevel(db, doer, repo));
-      const release = await loadReleaseView(db, row);
+      const [release, view] = await Promise.all([
+        snapshot.release ? loadReleaseView(db, snapshot.release) : findReleaseView(db, payload.release_id),
+        accessLevel(db, doer, repo).then((mode) => repoView(db, event, mode)),
+      ]);
+      if (!release) return [];
       return [{ payload: { type: 'release', body: renderReleasePayload(action, release, view, doer, config) }, repo, branch: null }];
     },
   };
@@ -101,18 +111,20 @@ function releaseFanout(action: 'published' | 'updated' | 'deleted'): Fanout<'rel
 /** Gitea's webhook notifier sends wiki changes to the repository's hooks listening to `wiki`. */
 function wikiFanout(action: 'created' | 'edited' | 'deleted'): Fanout<'wiki.created' | 'wiki.edited' | 'wiki.deleted'> {
   return {
-    async hooks({ repo, doer, payload }, { db, config }) {
+    async hooks(event, { db, config }) {
+      const { repo, doer, payload } = event;
       if (!repo || !doer) return [];
-      const view = await repoViewWithMode(db, repo, accessModes.owner);
+      const view = await repoView(db, event, accessModes.owner);
       return [{ payload: { type: 'wiki', body: renderWikiPayload(action, payload.page, payload.comment, view, doer, config) }, repo, branch: null }];
     },
   };
 }
 
 const repositoryCreated: Fanout<'repository.created' | 'repository.migrated'> = {
-  async hooks({ repo, doer }, { db, config }) {
+  async hooks(event, { db, config }) {
+    const { repo, doer } = event;
     if (!repo || !doer) return [];
-    const view = await repoViewWithMode(db, repo, accessModes.owner);
+    const view = await repoView(db, event, accessModes.owner);
     return [{ payload: { type: 'repository', body: renderRepositoryPayload('created', view, doer, config) }, repo, branch: null }];
   },
 };
@@ -190,19 +202,20 @@ const fanouts: { [K in EventKind]: Fanout<K> } = {
 
   // Gitea: a new ref sends create then push (a tag push lists no commits); a deleted ref sends delete only.
   push: {
-    async hooks({ repo, doer, payload }, { db, git, config }) {
+    async hooks(event, { db, git, config }) {
+      const { repo, doer, payload } = event;
       if (!repo || !doer) return [];
       const branch = payload.ref.startsWith('refs/heads/') ? refShortName(payload.ref) : null;
       if (zeroSha.test(payload.after)) {
-        const view = await repoViewWithMode(db, repo, accessModes.none);
+        const view = await repoView(db, event, accessModes.none);
         return [{ payload: { type: 'delete', body: renderDeletePayload(payload.ref, view, doer, config) }, repo, branch }];
       }
       const deliveries: Delivery[] = [];
       if (zeroSha.test(payload.before)) {
-        const view = await repoViewWithMode(db, repo, accessModes.none);
+        const view = await repoView(db, event, accessModes.none);
         deliveries.push({ payload: { type: 'create', body: renderCreatePayload(payload.ref, payload.after, view, doer, config) }, repo, branch });
       }
-      const [push, view] = await Promise.all([loadPushView(db, git, repo, payload), repoViewWithMode(db, repo, accessModes.owner)]);
+      const [push, view] = await Promise.all([loadPushView(db, git, repo, payload), repoView(db, event, accessModes.owner)]);
       deliveries.push({ payload: { type: 'push', body: renderPushPayload(push, view, doer, config) }, repo, branch: branch ?? payload.ref });
       return deliveries;
     },
@@ -276,28 +289,30 @@ const fanouts: { [K in EventKind]: Fanout<K> } = {
   'team.repo_removed': none,
 };
 
-interface EventRow {
+interface EventRow extends AccessColumns {
   id: string;
   kind: string;
-  repo_id: string | null;
-  doer_id: string | null;
   payload: unknown;
   snapshot: unknown;
+  repo: Record<string, unknown> | null;
+  doer: Record<string, unknown> | null;
+  access_owner: Record<string, unknown> | null;
 }
 
-/** By id, in order, null where missing: the loaders of notify jobs run together (a fetched batch) share statements. */
-const byIds = <R>(rows: R[], idOf: (row: R) => number, ids: number[]): Array<R | null> => {
-  const found = new Map(rows.map((row) => [idOf(row), row]));
+/**
+ * Events by id with their repository and doer, in order, null where missing: the notify jobs of one fetch load theirs
+ * in one statement.
+ */
+const eventRow = batchedPerDb((db: Queryable) => batched(async (ids: number[]) => {
+  const rows = await db.query<EventRow>(
+    `SELECT e.id, e.kind, e.payload, e.snapshot, row_to_json(r) AS repo, row_to_json(u) AS doer, ${anonymousAccessSql}
+       FROM domain_event e LEFT JOIN repository r ON r.id = e.repo_id LEFT JOIN "user" o ON o.id = r.owner_id
+       LEFT JOIN "user" u ON u.id = e.doer_id
+      WHERE e.id = ANY($1::bigint[])`,
+    [ids],
+  );
+  const found = new Map(rows.map((row) => [Number(row.id), row]));
   return ids.map((id) => found.get(id) ?? null);
-};
-const eventRow = batchedPerDb((db: Queryable) => batched(async (ids: number[]) => byIds(
-  await db.query<EventRow>('SELECT id, kind, repo_id, doer_id, payload, snapshot FROM domain_event WHERE id = ANY($1::bigint[])', [ids]),
-  (row) => Number(row.id), ids,
-)));
-const repoRow = batchedPerDb((db: Queryable) => batched(async (ids: number[]) => byIds(await findReposByIds(db, [...new Set(ids)]), (row) => Number(row.id), ids)));
-const userRow = batchedPerDb((db: Queryable) => batched(async (ids: number[]) => {
-  const users = await findUsersByIds(db, ids);
-  return ids.map((id) => users.get(id) ?? null);
 }));
 
 async function loadEvent(db: Queryable, id: number): Promise<StoredEvent | null> {
@@ -305,11 +320,13 @@ async function loadEvent(db: Queryable, id: number): Promise<StoredEvent | null>
   if (!row) return null;
   const parsed = parseEvent(row.kind, row.payload);
   if (!parsed) return null;
-  const [repo, doer] = await Promise.all([
-    row.repo_id ? repoRow(db, Number(row.repo_id)) : null,
-    row.doer_id ? userRow(db, Number(row.doer_id)) : null,
-  ]);
-  return { id, ...parsed, repo, doer, snapshot: reviveSnapshot(row.snapshot) };
+  const repo = row.repo ? repoRowFromJson(row.repo) : null;
+  return {
+    id, ...parsed, repo,
+    repoOwner: repo ? anonymousAccessOf(repo, row) : null,
+    doer: row.doer ? userRowFromJson(row.doer) : null,
+    snapshot: reviveSnapshot(row.snapshot),
+  };
 }
 
 /**
@@ -340,7 +357,7 @@ async function hookTasksFor(db: Queryable, appUrl: string, event: StoredEvent, d
 export const notifier: Actor<'notify'> = {
   name: 'notifier',
   job: 'notify',
-  async handle({ eventId }, deps) {
+  async handle({ eventId }, deps, job) {
     const event = await loadEvent(deps.db, eventId);
     if (!event) return 'skipped';
     const fanout = fanouts[event.kind] as Fanout<EventKind>;
@@ -351,10 +368,22 @@ export const notifier: Actor<'notify'> = {
     const forActions = deps.config.actions.enabled && wantsActions(event);
     if (tasks.length === 0 && !notices && !forActions) return 'skipped';
     const { deliverTimeoutSeconds } = deps.config.webhook;
-    // hook tasks alone (most events) are one statement, which needs no transaction of its own
+    // hook tasks alone (most events) are one statement, which needs no transaction of its own and completes this
+    // notify job; the deliveries this process has room for are claimed in it and start at once
     if (!notices && !forActions) {
-      await insertHookTasksTogether(deps.db, { deliverTimeoutSeconds, tasks });
-      return 'done';
+      const reserved = deps.workerId === null ? 0 : (deps.deliveries?.reserve(tasks.length) ?? 0);
+      let claimed: ClaimedDelivery[] = [];
+      try {
+        claimed = await insertHookTasksTogether(deps.db, {
+          deliverTimeoutSeconds,
+          claimingWorker: deps.workerId,
+          tasks: tasks.map((task, i) => ({ ...task, claimed: i < reserved })),
+          completes: job ? { queue: 'notify', jobIds: [job.id] } : null,
+        });
+      } finally {
+        deps.deliveries?.start(claimed, reserved);
+      }
+      return job ? 'completed' : 'done';
     }
     await inTx(deps, async (tx) => {
       if (forActions) await enqueue(tx, 'actions-trigger', { eventId });

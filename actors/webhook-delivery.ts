@@ -1,9 +1,9 @@
 import { createHash, createHmac } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
 import { eventHeader } from '../db/models/hooks/hook-events.js';
-import { findDelivery, recordAttempt, type DeliveryAttempt, type HookTaskRow } from '../db/models/hooks/hook-tasks.js';
+import { findDelivery, recordAttempt, type Delivery, type DeliveryAttempt, type HookTaskRow } from '../db/models/hooks/hook-tasks.js';
 import { hookAuthorization, hookSecret, type WebhookRow } from '../db/models/hooks/webhooks.js';
-import type { Actor } from './actor.js';
+import type { Actor, ActorDeps, Outcome, RunningJob } from './actor.js';
 import { deliveryDispatchers, RefusedAddressError, type DeliveryDispatchers } from './webhook/agent.js';
 
 /** How much of a receiver's answer the delivery log keeps. */
@@ -112,62 +112,68 @@ class DeliveryFailed extends Error {}
  * (by throwing) on network errors and 5xx answers. A task already delivered is not sent again; a refused
  * address is recorded with its reason and not retried.
  */
+export async function deliver(
+  { task, hook }: Delivery, { db, config, log }: Pick<ActorDeps, 'db' | 'config' | 'log'>, job?: RunningJob,
+): Promise<Outcome | 'completed'> {
+  if (task.is_delivered) return 'skipped';
+  // a final attempt's record completes the job in the same statement
+  const settled = async (outcome: Outcome, attempt: DeliveryAttempt, refused: string | null = null): Promise<Outcome | 'completed'> => {
+    await recordAttempt(db, task, attempt, { final: true, refused, completes: job ? { jobId: job.id, outcome } : null });
+    return job ? 'completed' : outcome;
+  };
+  const started = new Date();
+  let req: DeliveryRequest;
+  try {
+    req = buildDeliveryRequest(hook, task, hookSecret(config.security.secretKey, hook), hookAuthorization(config.security.secretKey, hook));
+  } catch (thrown) {
+    if (!(thrown instanceof UndeliverableError)) throw thrown;
+    const attempt: DeliveryAttempt = {
+      started: started.toISOString(), duration_ms: 0, request: { url: hook.url, method: 'PUT', headers: {}, body: task.payload },
+      response: null, error: `Delivery: ${thrown.message}`, success: false,
+    };
+    return settled('skipped', attempt);
+  }
+  const attempt: DeliveryAttempt = {
+    started: started.toISOString(),
+    duration_ms: 0,
+    request: { url: req.url, method: req.method, headers: loggedHeaders(req.headers), body: req.body },
+    response: null,
+    error: null,
+    success: false,
+  };
+  try {
+    const { response, text, redirects } = await send(req, deliveryDispatchers(config), AbortSignal.timeout(config.webhook.deliverTimeoutSeconds * 1000));
+    attempt.duration_ms = Date.now() - started.getTime();
+    attempt.response = {
+      status: response.statusCode,
+      headers: Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v ?? '')])),
+      body: text.slice(0, responseExcerpt),
+    };
+    if (redirects.length) attempt.redirects = redirects;
+    attempt.success = response.statusCode >= 200 && response.statusCode < 300;
+    if (response.statusCode < 500) return await settled(attempt.success ? 'done' : 'skipped', attempt);
+    await recordAttempt(db, task, attempt, { final: false });
+    throw new DeliveryFailed(`receiver answered ${response.statusCode}`);
+  } catch (thrown) {
+    if (thrown instanceof DeliveryFailed) throw thrown;
+    const error = thrown instanceof Error ? thrown : new Error(String(thrown));
+    const refused = refusal(error);
+    attempt.duration_ms = Date.now() - started.getTime();
+    attempt.error = `Delivery: ${error.message}`;
+    if (refused) log.warn({ task: task.id, hook: hook.id }, refused);
+    if (refused !== null || error instanceof UndeliverableError) return await settled('skipped', attempt, refused);
+    await recordAttempt(db, task, attempt, { final: false });
+    throw error;
+  }
+}
+
+/** The delivery of one hook task by its job (see deliver). */
 export const webhookDelivery: Actor<'webhook-delivery'> = {
   name: 'webhook-delivery',
   job: 'webhook-delivery',
-  async handle({ taskId }, { db, config, log }) {
-    const found = await findDelivery(db, taskId);
-    if (!found || found.task.is_delivered) return 'skipped';
-    const { task, hook } = found;
-    const started = new Date();
-    let req: DeliveryRequest;
-    try {
-      req = buildDeliveryRequest(hook, task, hookSecret(config.security.secretKey, hook), hookAuthorization(config.security.secretKey, hook));
-    } catch (thrown) {
-      if (!(thrown instanceof UndeliverableError)) throw thrown;
-      const attempt: DeliveryAttempt = {
-        started: started.toISOString(), duration_ms: 0, request: { url: hook.url, method: 'PUT', headers: {}, body: task.payload },
-        response: null, error: `Delivery: ${thrown.message}`, success: false,
-      };
-      await recordAttempt(db, task, attempt, { final: true });
-      return 'skipped';
-    }
-    const attempt: DeliveryAttempt = {
-      started: started.toISOString(),
-      duration_ms: 0,
-      request: { url: req.url, method: req.method, headers: loggedHeaders(req.headers), body: req.body },
-      response: null,
-      error: null,
-      success: false,
-    };
-    try {
-      const { response, text, redirects } = await send(req, deliveryDispatchers(config), AbortSignal.timeout(config.webhook.deliverTimeoutSeconds * 1000));
-      attempt.duration_ms = Date.now() - started.getTime();
-      attempt.response = {
-        status: response.statusCode,
-        headers: Object.fromEntries(Object.entries(response.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : String(v ?? '')])),
-        body: text.slice(0, responseExcerpt),
-      };
-      if (redirects.length) attempt.redirects = redirects;
-      attempt.success = response.statusCode >= 200 && response.statusCode < 300;
-      await recordAttempt(db, task, attempt, { final: attempt.success || response.statusCode < 500 });
-      if (response.statusCode >= 500) throw new DeliveryFailed(`receiver answered ${response.statusCode}`);
-      return attempt.success ? 'done' : 'skipped';
-    } catch (thrown) {
-      if (thrown instanceof DeliveryFailed) throw thrown;
-      const error = thrown instanceof Error ? thrown : new Error(String(thrown));
-      const refused = refusal(error);
-      attempt.duration_ms = Date.now() - started.getTime();
-      attempt.error = `Delivery: ${error.message}`;
-      const final = refused !== null || error instanceof UndeliverableError;
-      await recordAttempt(db, task, attempt, { final, refused });
-      if (refused) {
-        log.warn({ task: task.id, hook: hook.id }, refused);
-        return 'skipped';
-      }
-      if (final) return 'skipped';
-      throw error;
-    }
+  async handle({ taskId }, deps, job) {
+    const found = await findDelivery(deps.db, taskId);
+    return found ? deliver(found, deps, job) : 'skipped';
   },
 };
 

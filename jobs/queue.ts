@@ -66,6 +66,7 @@ export async function startQueue(boss: PgBoss, connectionString: string): Promis
 /**
  * pg-boss 10 only polls; this trigger lets a LISTENing worker fetch at once.
  * pg_notify is delivered on commit and folds duplicates, so a fan-out of many rows costs one notification per queue.
+ * A job inserted already active (claimed at insert by the worker that runs it) has nobody to wake.
  */
 async function installWakeTrigger(db: PgBoss.Db): Promise<void> {
   await db.executeSql(
@@ -74,7 +75,7 @@ async function installWakeTrigger(db: PgBoss.Db): Promise<void> {
     [],
   );
   await db.executeSql(
-    `CREATE OR REPLACE TRIGGER hearth_wake AFTER INSERT ON pgboss.job FOR EACH ROW EXECUTE FUNCTION pgboss.hearth_wake()`,
+    `CREATE OR REPLACE TRIGGER hearth_wake AFTER INSERT ON pgboss.job FOR EACH ROW WHEN (NEW.state < 'active') EXECUTE FUNCTION pgboss.hearth_wake()`,
     [],
   );
 }
@@ -113,21 +114,47 @@ export async function enqueueMany<N extends JobName>(
   );
 }
 
+/** Jobs inserted already running on one worker process, for the rows where `when` (an SQL condition) holds. */
+export interface ClaimAtInsert {
+  /** SQL: true for the rows whose job this worker runs at once. */
+  when: string;
+  /** SQL: the claiming worker's id (jobs/lost-jobs.ts), so its jobs run again if it dies. */
+  workerId: string;
+}
+
 /**
  * SQL that inserts one job of queue `name` for each row of `from` (a FROM item of the caller's statement, such as a
  * data-modifying WITH item), with the SQL expression `data` as its data, so that a change and its job are one
  * statement. The columns are pg-boss 10's insert with the queue's own settings and no options of the job's own (no
- * singleton key or start delay) but `expireIn`, an SQL interval; the wake-up trigger fires as for any insert. Like pg-boss's send, it inserts
- * nothing for a queue that does not exist, nor a second waiting job of a queue with the short policy.
+ * singleton key or start delay) but `expireIn`, an SQL interval; the wake-up trigger fires as for any insert. Like
+ * pg-boss's send, it inserts nothing for a queue that does not exist, nor a second waiting job of a queue with the
+ * short policy. With `claim`, the chosen rows' jobs are inserted active and this worker's, as its fetch would leave
+ * them (they wake no one), and `returning` lists the inserted jobs' columns.
  */
-export function insertJobsSql(name: JobName, data: string, from: string, { expireIn }: { expireIn?: string } = {}): string {
-  return `INSERT INTO pgboss.job (name, data, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy, dead_letter)
+export function insertJobsSql(
+  name: JobName, data: string, from: string, { expireIn, claim, returning }: { expireIn?: string; claim?: ClaimAtInsert; returning?: string } = {},
+): string {
+  const claimed = claim ? `(${claim.when})` : 'false';
+  return `INSERT INTO pgboss.job (name, data, expire_in, keep_until, retry_limit, retry_delay, retry_backoff, policy, dead_letter, state, started_on, output)
     SELECT q.name, ${data}, ${expireIn ?? `COALESCE(q.expire_seconds * interval '1s', interval '15 minutes')`},
       now() + COALESCE(q.retention_minutes * interval '1 minute', interval '14 days'), COALESCE(q.retry_limit, 2),
       CASE WHEN COALESCE(q.retry_backoff, false) THEN GREATEST(COALESCE(q.retry_delay, 0), 1) ELSE COALESCE(q.retry_delay, 0) END,
-      COALESCE(q.retry_backoff, false), q.policy, q.dead_letter
+      COALESCE(q.retry_backoff, false), q.policy, q.dead_letter,
+      CASE WHEN ${claimed} THEN 'active' ELSE 'created' END::pgboss.job_state,
+      CASE WHEN ${claimed} THEN now() END,
+      CASE WHEN ${claimed} THEN jsonb_build_object('hearthWorker', ${claim?.workerId ?? 'NULL'}::int) END
     FROM ${from} JOIN pgboss.queue q ON q.name = '${name}'
-    ON CONFLICT DO NOTHING`;
+    ON CONFLICT DO NOTHING${returning ? ` RETURNING ${returning}` : ''}`;
+}
+
+/**
+ * SQL that completes active jobs of queue `name` as pg-boss's complete does, inside a caller's statement (a job that
+ * is done when its last write is): those whose id equals `id` (an SQL expression, `ANY(array)` for a list), each with
+ * the jsonb `output`; `from` may join the rows `id` and `output` read.
+ */
+export function completeJobsSql(name: JobName, { id, output, from }: { id: string; output: string; from?: string }): string {
+  return `UPDATE pgboss.job j SET completed_on = now(), state = 'completed', output = ${output}${from ? ` FROM ${from}` : ''}
+    WHERE j.name = '${name}' AND j.id = ${id} AND j.state = 'active'`;
 }
 
 /** Completes active jobs of one queue in one statement, each with `output`. */

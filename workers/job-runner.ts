@@ -12,16 +12,30 @@ export interface JobRunnerOptions {
   pollingMs: number;
   /** Fetches up to `batchSize` jobs of the queue and marks them as this process's (jobs/lost-jobs.ts fetchClaimed). */
   fetch(batchSize: number): Promise<Array<PgBoss.Job<unknown>>>;
-  /** Runs one job; what it answers is stored as the job's output, a throw fails the job (pg-boss retries it). */
-  handle(job: PgBoss.Job<unknown>): Promise<string>;
+  /**
+   * Runs one job; what it answers is stored as the job's output, a throw fails the job (pg-boss retries it). Null:
+   * the handler completed the job itself.
+   */
+  handle(job: PgBoss.Job<unknown>): Promise<string | null>;
   /** Vacuums the queue's table (jobs/queue-vacuum.ts); run in the background after every `vacuumEveryJobs` settled jobs. */
   vacuum?: () => Promise<void>;
   log: Logger;
 }
 
+/** A job this process claimed as it inserted it (jobs/queue.ts ClaimAtInsert), with the work that runs it. */
+export interface ClaimedJob {
+  job: PgBoss.Job<unknown>;
+  /** As JobRunnerOptions.handle. */
+  work(): Promise<string | null>;
+}
+
 export interface JobRunner {
   /** Fetches at once if a slot is free (a job was inserted, or one finished). */
   wake(): void;
+  /** Takes up to `wanted` free slots for jobs about to be claimed at insert; none while stopping. */
+  reserve(wanted: number): number;
+  /** Runs claimed jobs in the slots `reserve` took, and frees those of the `reserved` that are left over. */
+  runReserved(claimed: ClaimedJob[], reserved: number): void;
   /** Stops fetching and waits up to `graceMs` for the running jobs and their completions. */
   stop(graceMs: number): Promise<void>;
 }
@@ -74,15 +88,15 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       });
   };
 
-  const settle = async (job: PgBoss.Job<unknown>): Promise<void> => {
-    let outcome: string;
+  const settle = async (job: PgBoss.Job<unknown>, work: () => Promise<string | null>): Promise<void> => {
+    let outcome: string | null;
     try {
-      outcome = await withinSeconds(options.handle(job), job.expireInSeconds);
+      outcome = await withinSeconds(work(), job.expireInSeconds);
     } catch (error) {
       await boss.fail(queue, job.id, error as object).catch((failed: unknown) => log.warn({ queue, job: job.id, error: String(failed) }, 'failing a job failed'));
       return;
     }
-    completions.add(job.id, outcome);
+    if (outcome !== null) completions.add(job.id, outcome);
   };
 
   let settledSinceVacuum = 0;
@@ -96,20 +110,42 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
       .finally(() => (vacuuming = false));
   };
 
+  const freeSlot = (): void => {
+    running--;
+    if (running === 0) for (const resolve of idle) resolve();
+    if (backlog) wake();
+  };
+
+  /** Runs a job in a slot already counted in `running`. */
+  const runInSlot = (job: PgBoss.Job<unknown>, work: () => Promise<string | null>): void => {
+    void settle(job, work).finally(() => {
+      vacuumAfterMany();
+      freeSlot();
+    });
+  };
+
   const run = (job: PgBoss.Job<unknown>): void => {
     running++;
-    void settle(job).finally(() => {
-      running--;
-      vacuumAfterMany();
-      if (running === 0) for (const resolve of idle) resolve();
-      if (backlog) wake();
-    });
+    runInSlot(job, () => options.handle(job));
   };
 
   const poller = setInterval(wake, options.pollingMs);
   poller.unref();
   return {
     wake,
+    reserve(wanted) {
+      const taken = stopping ? 0 : Math.max(0, Math.min(wanted, concurrency - running));
+      running += taken;
+      return taken;
+    },
+    runReserved(claimed, reserved) {
+      claimed.forEach(({ job, work }, i) => {
+        // more than reserved cannot happen; run all the same, a claimed job left waiting would wait for its expiry
+        if (i >= reserved) running++;
+        runInSlot(job, work);
+      });
+      for (let i = claimed.length; i < reserved; i++) freeSlot();
+    },
     async stop(graceMs) {
       stopping = true;
       clearInterval(poller);

@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
-import type { Actor, ActorDeps } from '../actors/actor.js';
+import type { Actor, ActorDeps, Outcome } from '../actors/actor.js';
 import type { Config } from '../db/process/config.js';
 import type { Store } from '../db/data-source.js';
 import { buildServices } from '../db/services.js';
@@ -9,6 +9,8 @@ import { forbidRetry, listenForJobs } from '../jobs/queue.js';
 import { fetchClaimed, recoverLostJobs, registerWorker, sweepIntervalMs } from '../jobs/lost-jobs.js';
 import { StartupError } from '../db/process/startup.js';
 import { startJobRunner, type JobRunner } from './job-runner.js';
+import { deliver } from '../actors/webhook-delivery.js';
+import type { ClaimedDelivery } from '../db/models/hooks/hook-tasks.js';
 import { vacuumQueue } from '../jobs/queue-vacuum.js';
 
 /** Picks the actors named in HEARTH_ACTORS (all when unset) and checks the catalogue is covered exactly once. */
@@ -29,7 +31,7 @@ export function actorDeps(store: Store, config: Config, log: Logger): ActorDeps 
   const mail = enabled && smtpAddr
     ? nodemailer.createTransport({ host: smtpAddr, port: smtpPort ?? 25, secure: smtpPort === 465, ignoreTLS: smtpPort !== 465 && smtpPort !== 587 })
     : null;
-  return { ...store, ...buildServices(config, log), mail, workerId: null };
+  return { ...store, ...buildServices(config, log), mail, workerId: null, deliveries: null };
 }
 
 export interface Subscription {
@@ -38,6 +40,9 @@ export interface Subscription {
   /** This process's id in the jobs it runs (see jobs/lost-jobs.ts). */
   workerId: number;
 }
+
+/** What an actor answers, as the job runner takes it: null when the actor completed the job itself. */
+const runnerOutcome = (outcome: Outcome | 'completed'): string | null => (outcome === 'completed' ? null : outcome);
 
 /** How long a draining worker waits for its running jobs; those still running then are run again by another worker. */
 const drainGraceMs = 15_000;
@@ -76,12 +81,22 @@ export async function subscribe(actors: Actor[], processDeps: ActorDeps, connect
           throw payload.error;
         }
         const started = Date.now();
-        const outcome = await actor.handle(payload.data as never, deps);
+        const outcome = await actor.handle(payload.data as never, deps, { id: job.id });
         // one line per job at debug: at hundreds of jobs a second the info log would cost more than some jobs do
         deps.log.debug({ actor: actor.name, job: job.id, outcome, ms: Date.now() - started }, 'job handled');
-        return outcome;
+        return runnerOutcome(outcome);
       },
     }));
+  }
+  const deliveryRunner = runners.get('webhook-delivery');
+  if (deliveryRunner) {
+    deps.deliveries = {
+      reserve: (wanted) => deliveryRunner.reserve(wanted),
+      start: (claimed: ClaimedDelivery[], reserved) => deliveryRunner.runReserved(claimed.map((delivery) => ({
+        job: { id: delivery.jobId, name: 'webhook-delivery', data: { taskId: delivery.task.id }, expireInSeconds: delivery.expireInSeconds },
+        work: async () => runnerOutcome(await deliver(delivery, deps, { id: delivery.jobId })),
+      })), reserved),
+    };
   }
   await sweep();
   const sweeper = setInterval(() => void sweep().catch((error: unknown) => deps.log.warn({ error: String(error) }, 'lost-job sweep failed')), sweepIntervalMs);

@@ -164,6 +164,28 @@ export function parseTree(data: Buffer, format: ObjectFormat): TreeEntry[] {
  */
 const inProcessPackLimit = 8 * 1024 * 1024;
 
+/** By pack directory: its modification time when its packs were measured, and whether they were within the limit. */
+const packSizes = new Map<string, { mtimeMs: number; small: boolean }>();
+const packSizesKept = 4096;
+
+function packsAreSmall(packDir: string): boolean {
+  const mtimeMs = fs.statSync(packDir, { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  const known = packSizes.get(packDir);
+  if (known && known.mtimeMs === mtimeMs) return known.small;
+  let names: string[];
+  try {
+    names = fs.readdirSync(packDir);
+  } catch {
+    names = [];
+  }
+  let bytes = 0;
+  for (const name of names.filter((n) => n.endsWith('.pack'))) bytes += fs.statSync(path.join(packDir, name)).size;
+  const small = bytes <= inProcessPackLimit;
+  if (packSizes.size >= packSizesKept) packSizes.delete(packSizes.keys().next().value!);
+  packSizes.set(packDir, { mtimeMs, small });
+  return small;
+}
+
 /** What an object id peels to (objects never change, whichever repository holds them), most recent last. */
 const peeledObjects = new Map<string, string>();
 const peeledLimit = 10_000;
@@ -189,23 +211,11 @@ export class ObjectReader {
   ) {}
 
   /**
-   * Synchronous on purpose, as the ref reads are: a directory listing and a few stats cost less than a round trip each
-   * through the thread pool.
+   * Synchronous on purpose, as the ref reads are: a stat costs less than a round trip through the thread pool. The
+   * answer is kept per pack directory while its modification time stays (packs are immutable and named by content).
    */
   private readsInProcess(): Promise<boolean> {
-    this.inProcess ??= (async () => {
-      if (this.format !== 'sha1') return false;
-      const packDir = path.join(this.dir, 'objects', 'pack');
-      let names: string[];
-      try {
-        names = fs.readdirSync(packDir);
-      } catch {
-        names = [];
-      }
-      let bytes = 0;
-      for (const name of names.filter((n) => n.endsWith('.pack'))) bytes += fs.statSync(path.join(packDir, name)).size;
-      return bytes <= inProcessPackLimit;
-    })();
+    this.inProcess ??= Promise.resolve(this.format === 'sha1' && packsAreSmall(path.join(this.dir, 'objects', 'pack')));
     return this.inProcess;
   }
 

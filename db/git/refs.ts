@@ -248,8 +248,11 @@ function packedIn(packed: Map<string, string>, namespace: Namespace, wanted: Set
 
 /** Replacement objects change what an id reads as; git alone applies them. */
 function hasReplaceRefs(dir: string): boolean {
+  const replace = path.join(dir, 'refs', 'replace');
+  // almost no repository has the directory: a stat that finds nothing is cheaper than a listing that fails
+  if (!statSync(replace, { throwIfNoEntry: false })) return false;
   try {
-    return readdirSync(path.join(dir, 'refs', 'replace')).length > 0;
+    return readdirSync(replace).length > 0;
   } catch (error) {
     if (codeOf(error) === 'ENOENT' || codeOf(error) === 'ENOTDIR') return false;
     throw error;

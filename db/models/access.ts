@@ -162,7 +162,7 @@ function repoAndAccessText(kind: CallerKind, preloadSql: string | undefined): st
   return texts[kind];
 }
 
-interface AccessColumns {
+export interface AccessColumns {
   access_member: boolean;
   access_collaboration: number | null;
   access_team: number | null;
@@ -183,6 +183,19 @@ export async function ownerAndAccess(db: Queryable, user: UserRow | null, repo: 
   const owner = userRowFromJson(raw.access_owner);
   const team = unit ? raw.access_team_unit : raw.access_team;
   return { owner, mode: modeFrom(owner, user, repo, raw.access_member, raw.access_collaboration, team), transferPending: raw.access_transfer };
+}
+
+/**
+ * SQL columns that read, beside a repository `r` (any statement that has it), what ownerAndAccess answers for an
+ * anonymous caller: its owner `o` as JSON (join "user" o ON o.id = r.owner_id) and whether a transfer waits.
+ * anonymousAccessOf reads them back.
+ */
+export const anonymousAccessSql = `row_to_json(o) AS access_owner, ${anonymousAccessColumns('r.id')}`;
+
+export function anonymousAccessOf(repo: RepoRow, raw: AccessColumns & { access_owner: Record<string, unknown> | null }): OwnerAndAccess | null {
+  if (!raw.access_owner) return null;
+  const owner = userRowFromJson(raw.access_owner);
+  return { owner, mode: modeFrom(owner, null, repo, false, null, null), transferPending: raw.access_transfer };
 }
 
 /**

@@ -2,12 +2,12 @@ import type { Queryable } from '../data-source.js';
 import type { CommitObject } from '../git/objects.js';
 import type { FileChange, GitReader } from '../git/read.js';
 import type { GitStore } from '../git/store.js';
-import { accessModeOf } from '../models/access.js';
+import { accessModeOf, type OwnerAndAccess } from '../models/access.js';
 import type { AccessMode, RepoRow } from '../models/repos/repo-row.js';
 import { findUsersByEmails } from '../models/users/emails.js';
 import type { UserRow } from '../models/users/user-row.js';
 import type { RepoView } from './repo.js';
-import { loadRepoView } from './repo.js';
+import { completeRepoView, loadRepoView } from './repo.js';
 
 /** One pushed commit with what a payload commit shows: its files by status and the users its addresses belong to. */
 export interface PushCommitView {
@@ -38,6 +38,11 @@ const zeroSha = /^0+$/;
 /** A repository as a payload shows it: with the access mode Gitea's notifier renders it with. */
 export async function repoViewWithMode(db: Queryable, repo: RepoRow, mode: AccessMode): Promise<RepoView> {
   return { ...(await loadRepoView(db, repo, null)), mode };
+}
+
+/** repoViewWithMode for a repository whose owner is loaded already (see anonymousAccessSql). */
+export async function repoViewWithOwner(db: Queryable, repo: RepoRow, owner: OwnerAndAccess, mode: AccessMode): Promise<RepoView> {
+  return { ...(await completeRepoView(db, repo, owner, null)), mode };
 }
 
 /** The mode `user` has on `repo`, as Gitea's AccessLevel. */

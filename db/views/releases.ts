@@ -21,8 +21,7 @@ export async function loadReleaseViews(db: Queryable, releases: ReleaseRow[]): P
   );
   const publishers = new Map(row.publishers.map((json) => userRowFromJson(json)).map((user) => [user.id, user]));
   const attachments = new Map<number, AttachmentRow[]>();
-  for (const json of row.attachments) {
-    const attachment = rowFromJson<AttachmentRow>(json, ['created']);
+  for (const attachment of row.attachments.map(attachmentFromJson)) {
     const ofRelease = attachments.get(attachment.release_id!);
     if (ofRelease) ofRelease.push(attachment);
     else attachments.set(attachment.release_id!, [attachment]);
@@ -36,4 +35,22 @@ export async function loadReleaseViews(db: Queryable, releases: ReleaseRow[]): P
 
 export async function loadReleaseView(db: Queryable, release: ReleaseRow): Promise<ReleaseView> {
   return (await loadReleaseViews(db, [release]))[0];
+}
+
+const attachmentFromJson = (json: Record<string, unknown>): AttachmentRow => rowFromJson<AttachmentRow>(json, ['created']);
+
+/** The view of a release (not a bare tag) by id, row included, in one statement; null when there is none. */
+export async function findReleaseView(db: Queryable, releaseId: number): Promise<ReleaseView | null> {
+  const [row] = await db.query<{ release: Record<string, unknown>; publisher: Record<string, unknown> | null; attachments: Array<Record<string, unknown>> }>(
+    `SELECT row_to_json(r) AS release, (SELECT row_to_json(u) FROM "user" u WHERE u.id = r.publisher_id) AS publisher,
+            (SELECT coalesce(json_agg(a ORDER BY a.name, a.id), '[]') FROM attachment a WHERE a.release_id = r.id) AS attachments
+       FROM release r WHERE r.id = $1 AND NOT r.is_tag`,
+    [releaseId],
+  );
+  if (!row) return null;
+  return {
+    release: rowFromJson<ReleaseRow>(row.release, ['created']),
+    publisher: row.publisher ? userRowFromJson(row.publisher) : null,
+    attachments: row.attachments.map(attachmentFromJson),
+  };
 }
