@@ -7,7 +7,7 @@ import type { Caller } from '../auth/caller.js';
 import { loadGuardedOrg, loadGuardedTeam } from '../context/org.js';
 import { loadGuardedRepo } from '../context/repo.js';
 import type { Deps } from '../deps.js';
-import { parseIds } from './ids.js';
+import { parseIds, validIds } from './ids.js';
 import { checkPathParams } from './path-params.js';
 import { linkBaseOf, pageOf, paged, paginationQuery } from './pagination.js';
 import type { Guards, Reply, RouteDefinition } from './route.js';
@@ -81,7 +81,11 @@ function routeHandler(definition: RouteDefinition, deps: Deps): (req: Request, r
       // the query is checked now (a preload needs the page) but refused only after the guards, in Gitea's order
       const queryCheck = query ? check(query, req.query, 'query') : { data: {} };
       const page = definition.paginated && 'data' in queryCheck ? pageOf(queryCheck.data as { page?: number; limit?: number }) : undefined;
-      const preload = definition.preload && 'data' in queryCheck ? definition.preload({ page, query: queryCheck.data }) : undefined;
+      // ids that name nothing are refused after the guards; a preload is made only with valid ones
+      const preloadIds = definition.preload ? validIds(definition.ids ?? [], params) : null;
+      const preload = definition.preload && preloadIds && 'data' in queryCheck
+        ? definition.preload({ page, query: queryCheck.data, ids: preloadIds })
+        : undefined;
       const [repo, org] = await Promise.all([
         definition.repo && loadGuardedRepo(deps, caller, params, definition.repo, preload),
         definition.org && loadGuardedOrg(deps, caller, params.org, definition.org),

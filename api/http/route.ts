@@ -113,6 +113,7 @@ export interface RouteSpec<
   preload?: (request: {
     page: P extends true ? Page : undefined;
     query: (QS extends z.ZodObject ? z.output<QS> : Record<string, never>) & (P extends true ? Paging : unknown);
+    ids: Record<I, number>;
   }) => RepoPreload<L> | undefined;
   handle(ctx: Context<
     Parsed<BS>,
@@ -133,7 +134,7 @@ export interface RouteDefinition extends Guards, Operation {
   body?: z.ZodType;
   query?: z.ZodObject;
   paginated?: boolean;
-  preload?(request: { page: Page | undefined; query: unknown }): RepoPreload<unknown> | undefined;
+  preload?(request: { page: Page | undefined; query: unknown; ids: Record<string, number> }): RepoPreload<unknown> | undefined;
   handle(ctx: Context): Promise<Reply>;
 }
 

@@ -54,6 +54,27 @@ export async function emit<K extends EventKind>(
 }
 
 /**
+ * emit inside the change's own statement, for a change that is one statement with no transaction of its own: WITH
+ * items that record the event (with its `notify` job) once if the WITH item `from` has a row, that is, if the change
+ * was made. The statement's parameter `param` holds `eventParam(event)`.
+ */
+export function emitInStatementSql(from: string, param: string): string {
+  return `event AS (
+       INSERT INTO domain_event (kind, repo_id, doer_id, payload)
+       SELECT e.kind, e.repo_id, e.doer_id, e.payload
+         FROM (SELECT 1 FROM ${from} LIMIT 1) AS made, jsonb_to_record(${param}::jsonb) AS e (kind text, repo_id bigint, doer_id bigint, payload jsonb)
+       RETURNING id),
+     notify AS (${insertJobsSql('notify', `jsonb_build_object('eventId', event.id)`, 'event')})`;
+}
+
+/** The event for emitInStatementSql, its payload checked as emit checks it. */
+export function eventParam<K extends EventKind>(event: DomainEvent<K>): string {
+  const checked = checkPayload(event.kind, event.payload);
+  if (!checked.success) throw new Error(`${event.kind} event payload does not match the catalogue:\n${z.prettifyError(checked.error)}`);
+  return JSON.stringify({ kind: event.kind, repo_id: event.repoId ?? null, doer_id: event.doerId ?? null, payload: checked.data });
+}
+
+/**
  * Events whose payloads name a value that only the transaction's last statement decides, written by that statement
  * (see reserveEvents).
  */

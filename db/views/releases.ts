@@ -39,18 +39,27 @@ export async function loadReleaseView(db: Queryable, release: ReleaseRow): Promi
 
 const attachmentFromJson = (json: Record<string, unknown>): AttachmentRow => rowFromJson<AttachmentRow>(json, ['created']);
 
-/** The view of a release (not a bare tag) by id, row included, in one statement; null when there is none. */
-export async function findReleaseView(db: Queryable, releaseId: number): Promise<ReleaseView | null> {
-  const [row] = await db.query<{ release: Record<string, unknown>; publisher: Record<string, unknown> | null; attachments: Array<Record<string, unknown>> }>(
-    `SELECT row_to_json(r) AS release, (SELECT row_to_json(u) FROM "user" u WHERE u.id = r.publisher_id) AS publisher,
-            (SELECT coalesce(json_agg(a ORDER BY a.name, a.id), '[]') FROM attachment a WHERE a.release_id = r.id) AS attachments
-       FROM release r WHERE r.id = $1 AND NOT r.is_tag`,
-    [releaseId],
-  );
-  if (!row) return null;
+/** SQL columns of the view of release row `alias` (any statement that has it), read back by releaseViewOf. */
+export const releaseViewSql = (alias: string): string =>
+  `row_to_json(${alias}) AS release, (SELECT row_to_json(u) FROM "user" u WHERE u.id = ${alias}.publisher_id) AS publisher,
+   (SELECT coalesce(json_agg(a ORDER BY a.name, a.id), '[]') FROM attachment a WHERE a.release_id = ${alias}.id) AS attachments`;
+
+export interface ReleaseViewColumns {
+  release: Record<string, unknown>;
+  publisher: Record<string, unknown> | null;
+  attachments: Array<Record<string, unknown>>;
+}
+
+export function releaseViewOf(row: ReleaseViewColumns): ReleaseView {
   return {
     release: rowFromJson<ReleaseRow>(row.release, ['created']),
     publisher: row.publisher ? userRowFromJson(row.publisher) : null,
     attachments: row.attachments.map(attachmentFromJson),
   };
+}
+
+/** The view of a release (not a bare tag) by id, row included, in one statement; null when there is none. */
+export async function findReleaseView(db: Queryable, releaseId: number): Promise<ReleaseView | null> {
+  const [row] = await db.query<ReleaseViewColumns>(`SELECT ${releaseViewSql('r')} FROM release r WHERE r.id = $1 AND NOT r.is_tag`, [releaseId]);
+  return row ? releaseViewOf(row) : null;
 }

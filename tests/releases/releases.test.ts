@@ -2,6 +2,8 @@ import { execFileSync } from 'node:child_process';
 import test from 'ava';
 import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
+import { editPublishedRelease, type ReleaseRow } from '../../db/models/releases/releases.js';
+import { findRepoById } from '../../db/models/repos/repos.js';
 
 const git = (dir: string, ...args: string[]): string => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
 const tagsOf = (dir: string): string[] => git(dir, 'tag', '--list').split('\n').filter(Boolean);
@@ -271,4 +273,39 @@ test("a team's mode for the releases unit decides, not its mode for the code", a
   t.is(refused.status, 403, 'releases: read');
   t.is((await hearth.call('GET', '/repos/acme/app/releases', { auth: dev.bearer })).status, 200);
   t.is((await hearth.call('POST', '/repos/acme/app/releases', { auth: owner.bearer, body: { tag_name: 'v1' } })).status, 201);
+});
+
+test('an edit that keeps a release published under its tag is one statement, made only while the row is as it was read', async (t) => {
+  const { hearth, alice, repoId } = await setUp(t);
+  const made = await hearth.call('POST', '/repos/alice/tool/releases', { auth: alice.bearer, body: { tag_name: 'v1', name: 'One', body: 'notes' } });
+  t.is(made.status, 201, JSON.stringify(made.body));
+  const { db } = hearth.store;
+  const [seen] = await db.query<ReleaseRow>('SELECT * FROM release WHERE id = $1', [made.body.id]);
+  const repo = (await findRepoById(db, repoId))!;
+  const titleNow = async (): Promise<string> => (await db.query<{ title: string }>('SELECT title FROM release WHERE id = $1', [seen.id]))[0].title;
+
+  // a change made after the read (here: back to draft) turns the statement into a no-op, left to the full edit
+  await db.query('UPDATE release SET is_draft = true WHERE id = $1', [seen.id]);
+  t.is(await editPublishedRelease(db, hearth.deps, repo, seen, alice.user, { name: 'Stale' }), null);
+  t.is(await titleNow(), 'One');
+  t.deepEqual(await eventKinds(hearth, repoId), ['release.published'], 'no event for an edit not made');
+  await db.query('UPDATE release SET is_draft = false WHERE id = $1', [seen.id]);
+  t.is(await editPublishedRelease(db, hearth.deps, repo, seen, alice.user, { tag_name: 'v2' }), null, 'a new tag needs the full edit');
+
+  const view = await editPublishedRelease(db, hearth.deps, repo, seen, alice.user, { name: 'Fresh', body: '', prerelease: true });
+  t.like(view?.release, { title: 'Fresh', note: 'notes', is_prerelease: true, tag_name: 'v1', sha1: seen.sha1 });
+  t.is(view?.publisher?.id, alice.user.id);
+  t.is(await titleNow(), 'Fresh');
+  t.deepEqual(await eventKinds(hearth, repoId), ['release.published', 'release.updated']);
+  const jobs = await db.query(
+    `SELECT 1 FROM pgboss.job j JOIN domain_event e ON e.id = (j.data->>'eventId')::bigint WHERE j.name = 'notify' AND e.kind = 'release.updated'`,
+  );
+  t.is(jobs.length, 1, 'the event has its notify job');
+
+  // through the API: the answer is the release as it reads afterwards
+  const patched = await hearth.call('PATCH', `/repos/alice/tool/releases/${seen.id}`, { auth: alice.bearer, body: { name: 'Final' } });
+  t.is(patched.status, 200, JSON.stringify(patched.body));
+  t.deepEqual(patched.body, (await hearth.call('GET', `/repos/alice/tool/releases/${seen.id}`, { auth: alice.bearer })).body);
+  t.like(patched.body, { name: 'Final', body: 'notes', prerelease: true, tag_name: 'v1' });
+  t.deepEqual(await eventKinds(hearth, repoId), ['release.published', 'release.updated', 'release.updated']);
 });

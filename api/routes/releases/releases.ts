@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { limits, refName, text } from '../../http/fields.js';
 import { inTx } from '../../../db/data-source.js';
 import {
-  createRelease, deleteRelease, editRelease, getLatestRelease, getRelease, getReleaseByTag, listReleases, type ReleaseRow,
+  createRelease, deleteRelease, editPublishedRelease, editRelease, getLatestRelease, getRelease, getReleaseByTag, listReleases, releasePreload,
+  type ReleaseRow,
 } from '../../../db/models/releases/releases.js';
 import { accessModes } from '../../../db/models/repos/repo-row.js';
 import { loadReleaseView, loadReleaseViews } from '../../../db/views/releases.js';
@@ -89,7 +90,11 @@ export const releaseRoutes = [
     method: 'patch', path: '/repos/{owner}/{repo}/releases/{id}', operationId: 'repoEditRelease', summary: 'Update a release', tag: 'repository',
     scope: 'write:repository', signedIn: true, repo: releasesWriter, ids: ['id'], body: editReleaseBody,
     responses: { 200: 'Release', 409: 'error', 422: 'validationError' },
-    handle: async ({ deps, repo, doer, ids, body }) => {
+    preload: ({ ids }) => releasePreload(ids.id),
+    handle: async ({ deps, repo, doer, ids, body, preloaded }) => {
+      // most edits keep a published release published under its tag: one statement, when the row is still as read
+      const edited = preloaded && (await editPublishedRelease(deps.db, deps, repo.repo, preloaded, doer, body));
+      if (edited) return ok(renderRelease(edited, repo, deps.config));
       const row = await inTx(deps, (tx) => editRelease(tx, deps, repo.repo, ids.id, doer, body));
       return ok(await renderOne(deps, repo, row));
     },

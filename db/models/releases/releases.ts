@@ -1,9 +1,11 @@
 import type { BlobStore } from '../../blob-store.js';
 import type { Queryable, Tx } from '../../data-source.js';
-import { selectPage } from '../../sql.js';
+import { rowFromJson, selectPage } from '../../sql.js';
+import type { RepoPreload } from '../access.js';
 import { conflict, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import type { ReleaseEventKind } from '../../events/catalogue.js';
-import { emit } from '../../events/emit.js';
+import { emit, emitInStatementSql, eventParam } from '../../events/emit.js';
+import { releaseViewOf, releaseViewSql, type ReleaseView, type ReleaseViewColumns } from '../../views/releases.js';
 import { zeroOid } from '../../git/objects.js';
 import type { GitRepo } from '../../git/repo.js';
 import type { GitStore } from '../../git/store.js';
@@ -181,6 +183,46 @@ export async function editRelease(
   await adjustReleaseCount(tx, repo.id, counted(row) - counted(before));
   if (!row.is_draft) await emitRelease(tx, before.is_draft || createdTag ? 'release.published' : 'release.updated', repo, doer, row);
   return row;
+}
+
+/** A release (not a bare tag) of the guarded repository `r`, read in the guard's statement; null when there is none. */
+export function releasePreload(id: number): RepoPreload<ReleaseRow | null> {
+  return {
+    sql: '(SELECT row_to_json(x) FROM release x WHERE x.id = $1 AND x.repo_id = r.id AND NOT x.is_tag)',
+    values: [id],
+    read: (json) => (json ? rowFromJson<ReleaseRow>(json as Record<string, unknown>, ['created']) : null),
+    planOnce: true,
+  };
+}
+
+/**
+ * editRelease as one statement with no transaction of its own, for the common edit: a published release that stays
+ * published under its tag (title, notes, target, prerelease), answered with its view. `seen` is the row as read
+ * without a lock (the route's guard preloads it); the statement changes the row only if it is still published
+ * under that tag at that commit, with the tag in git pointing there, so nothing editRelease would do besides the
+ * update and its event is left undone. Null when the edit is not such an edit, or the row changed meanwhile: the
+ * caller then runs editRelease.
+ */
+export async function editPublishedRelease(
+  db: Queryable, ctx: ReleaseContext, repo: RepoRow, seen: ReleaseRow, doer: UserRow, edit: ReleaseEdit,
+): Promise<ReleaseView | null> {
+  if (seen.is_draft || seen.is_tag || edit.draft === true || (edit.tag_name && edit.tag_name !== seen.tag_name)) return null;
+  if ((await ctx.git.open(repo).resolve(`refs/tags/${seen.tag_name}`)) !== seen.sha1) return null;
+  const event = eventParam({ kind: 'release.updated', repoId: repo.id, doerId: doer.id, payload: { release_id: seen.id, tag_name: seen.tag_name } });
+  const [row] = await db.query<ReleaseViewColumns>(
+    `WITH edited AS (
+       UPDATE release SET target = COALESCE(NULLIF($5, ''), target), title = COALESCE(NULLIF($6, ''), title),
+         note = COALESCE(NULLIF($7, ''), note), is_prerelease = COALESCE($8, is_prerelease)
+        WHERE id = $1 AND repo_id = $2 AND NOT is_tag AND NOT is_draft AND tag_name = $3 AND sha1 = $4
+       RETURNING *),
+     ${emitInStatementSql('edited', '$9')}
+     SELECT ${releaseViewSql('edited')} FROM edited`,
+    [
+      seen.id, repo.id, seen.tag_name, seen.sha1, edit.target_commitish ?? '', edit.name?.slice(0, maxTitleLength) ?? '', edit.body ?? '',
+      edit.prerelease ?? null, event,
+    ],
+  );
+  return row ? releaseViewOf(row) : null;
 }
 
 /**
