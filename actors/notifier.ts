@@ -310,6 +310,8 @@ const eventRow = batchedPerDb((db: Queryable) => batched(async (ids: number[]) =
        LEFT JOIN "user" u ON u.id = e.doer_id
       WHERE e.id = ANY($1::bigint[])`,
     [ids],
+    // PostgreSQL would plan it anew for every event: its plan does not depend on the ids
+    { planOnce: true },
   );
   const found = new Map(rows.map((row) => [Number(row.id), row]));
   return ids.map((id) => found.get(id) ?? null);

@@ -3,7 +3,7 @@ import type PgBoss from 'pg-boss';
 import pg from 'pg';
 import { migrations } from './migrations/index.js';
 import type { JobTx } from '../jobs/queue.js';
-import { statementNames } from '../jobs/prepared-db.js';
+import { idleConnectionMs, statementNames } from '../jobs/prepared-db.js';
 
 export function createDataSource(url: string, applicationName = 'hearth'): DataSource {
   return new DataSource({
@@ -14,7 +14,7 @@ export function createDataSource(url: string, applicationName = 'hearth'): DataS
     synchronize: false,
     migrationsRun: false,
     applicationName,
-    extra: { max: 10 },
+    extra: { max: 10, idleTimeoutMillis: idleConnectionMs },
   });
 }
 
@@ -75,7 +75,9 @@ const nameOf = statementNames();
 
 /** A few connections that keep one generic plan per prepared statement, for reads marked `planOnce`. */
 export function createPlanOncePool(url: string, applicationName: string): pg.Pool {
-  return new pg.Pool({ connectionString: url, max: 4, application_name: applicationName, options: '-c plan_cache_mode=force_generic_plan' });
+  return new pg.Pool({
+    connectionString: url, max: 4, idleTimeoutMillis: idleConnectionMs, application_name: applicationName, options: '-c plan_cache_mode=force_generic_plan',
+  });
 }
 
 /**

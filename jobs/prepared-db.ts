@@ -4,6 +4,13 @@ import type PgBoss from 'pg-boss';
 import pg from 'pg';
 
 /**
+ * How long a pooled connection stays open unused. Its prepared statements and their plans go with it: a connection
+ * closed after pg's default 10 s idle is planned afresh once reopened, which at a steady trickle of requests is
+ * often, and some plans cost tens of milliseconds (pg-boss's fetch across the job partitions).
+ */
+export const idleConnectionMs = 10 * 60_000;
+
+/**
  * Statements prepared once per connection, named by their text, so PostgreSQL parses and plans them once rather than
  * on every execution. Texts past the first 2,000 a process meets run unnamed, so a query built with varying text
  * (an IN list spelled out, a column list) cannot grow every connection's statements without bound.

@@ -1,6 +1,6 @@
 import PgBoss from 'pg-boss';
 import pg from 'pg';
-import { PreparedBossDb } from './prepared-db.js';
+import { idleConnectionMs, PreparedBossDb } from './prepared-db.js';
 import { jobs, jobNames, type JobName, type PayloadOf, type JobDefinition } from './catalogue.js';
 
 /** The part of a transaction that enqueueing needs: the queue, and an executor on the transaction's connection. */
@@ -23,6 +23,7 @@ export function createQueue({ connectionString, role }: QueueOptions): PgBoss {
       connectionString,
       // a worker fetches, claims and completes the jobs of every queue through this pool
       max: role === 'web' ? 2 : 10,
+      idleTimeoutMillis: idleConnectionMs,
       application_name: `hearth-${role}-boss`,
       // A worker's bookkeeping (fetch, claim, complete, fail, maintenance) commits without waiting for the WAL flush
       // (a flush costs milliseconds here, several per job). A crash of PostgreSQL itself may forget its last fraction

@@ -100,7 +100,8 @@ test('a worker that fans an event out starts its deliveries as it inserts them, 
   });
   type JobRow = { state: string; output: unknown; at_insert: boolean; retry_count: number };
   const jobOf = async (name: string): Promise<JobRow> => (await hearth.store.db.query<JobRow>(
-    'SELECT state, output, started_on = created_on AS at_insert, retry_count FROM pgboss.job WHERE name = $1', [name],
+    // the newest: the jobs of the set-up's events were drained before
+    'SELECT state, output, started_on = created_on AS at_insert, retry_count FROM pgboss.job WHERE name = $1 ORDER BY created_on DESC, id LIMIT 1', [name],
   ))[0];
   t.like(await jobOf('notify'), { state: 'completed', output: { value: 'done' } }, 'the fan-out completed its notify job');
   const claimed = await jobOf('webhook-delivery');

@@ -91,6 +91,8 @@ const hooksOf = batchedPerDb((db: Queryable) => batched(async (levels: Array<{ r
        JOIN webhook ON is_active AND (is_system OR repo_id = k.for_repo OR owner_id = k.for_owner)
       ORDER BY k.n, id`,
     [levels.map((level) => level.repoId), levels.map((level) => level.ownerId)],
+    // PostgreSQL would plan it anew for every event: its plan does not depend on the ids
+    { planOnce: true },
   );
   const hooks = levels.map((): WebhookRow[] => []);
   for (const { for_call: call, ...hook } of rows) hooks[call - 1].push(hook);
