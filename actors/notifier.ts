@@ -45,7 +45,7 @@ interface StoredEvent<K extends EventKind = EventKind> {
   snapshot: EventSnapshot;
 }
 
-/** The event's repository as a payload shows it, with `mode` as the doer's: its owner came with the event. */
+/** The event's repository as a payload shows it, with the permissions of `mode`: its owner came with the event. */
 function repoView(db: Queryable, { repo, repoOwner }: StoredEvent, mode: AccessMode): Promise<RepoView> {
   if (!repo) throw new Error('the event has no repository');
   return repoOwner ? repoViewWithOwner(db, repo, repoOwner, mode) : repoViewWithMode(db, repo, mode);

@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
-import { startReceiver } from '../helpers/receiver.js';
+import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -31,8 +31,8 @@ function startWorker(hearth: TestHearth, actors = 'webhook-delivery'): { child: 
   return { child, output };
 }
 
-test('a worker killed with SIGKILL in the middle of a delivery loses nothing: the next worker delivers the same X-Gitea-Delivery', async (t) => {
-  t.timeout(120_000);
+/** A repository with a hook whose receiver leaves requests hanging, and a push to it, synced: its notify job waits. */
+async function pushWithHangingReceiver(t: ExecutionContext): Promise<{ hearth: TestHearth; receiver: Receiver }> {
   const hearth = await startHearth(t, { HEARTH__webhook__ALLOWED_HOST_LIST: 'loopback', HEARTH__webhook__DELIVER_TIMEOUT: '2' });
   const receiver = await startReceiver(t);
   const alice = await hearth.createUser('alice');
@@ -42,6 +42,12 @@ test('a worker killed with SIGKILL in the middle of a delivery loses nothing: th
   receiver.answer = () => null; // the first worker's request hangs until the worker dies
   await build.commit(hearth, repo, { files: { 'a.txt': 'a' } });
   await drain(hearth, 'branch-sync');
+  return { hearth, receiver };
+}
+
+test('a worker killed with SIGKILL in the middle of a delivery loses nothing: the next worker delivers the same X-Gitea-Delivery', async (t) => {
+  t.timeout(120_000);
+  const { hearth, receiver } = await pushWithHangingReceiver(t);
   await drain(hearth, 'notify');
 
   const workers: ChildProcess[] = [];
@@ -81,15 +87,7 @@ test('a worker killed with SIGKILL in the middle of a delivery loses nothing: th
 
 test('a worker that fans an event out starts its deliveries as it inserts them, killed mid-delivery the next worker delivers the same X-Gitea-Delivery', async (t) => {
   t.timeout(120_000);
-  const hearth = await startHearth(t, { HEARTH__webhook__ALLOWED_HOST_LIST: 'loopback', HEARTH__webhook__DELIVER_TIMEOUT: '2' });
-  const receiver = await startReceiver(t);
-  const alice = await hearth.createUser('alice');
-  const repo = await build.repo(hearth, alice, { name: 'tool', autoInit: true });
-  await build.hook(hearth, { repoId: repo.id }, { url: receiver.url });
-  await drain(hearth);
-  receiver.answer = () => null;
-  await build.commit(hearth, repo, { files: { 'a.txt': 'a' } });
-  await drain(hearth, 'branch-sync');
+  const { hearth, receiver } = await pushWithHangingReceiver(t);
 
   const workers: ChildProcess[] = [];
   t.teardown(() => workers.forEach((w) => w.exitCode === null && w.kill('SIGKILL')));

@@ -113,6 +113,7 @@ export const insertHookTasksTogether = batchedPerDb((db: Queryable) => batched(a
 ): Promise<ClaimedDelivery[][]> => {
   const claimingWorker = calls.find((call) => call.claimingWorker !== null)?.claimingWorker ?? null;
   const completed = calls.flatMap((call) => (call.completes ? [call.completes] : []));
+  if (completed.some((c) => c.queue !== completed[0].queue)) throw new Error('fan-outs made together complete jobs of one queue');
   const claimed = await insertHookTasks(db, Math.max(...calls.map((call) => call.deliverTimeoutSeconds)), calls.flatMap((call) => call.tasks), {
     claimingWorker,
     completes: completed.length ? { queue: completed[0].queue, jobIds: completed.flatMap((c) => c.jobIds) } : null,
