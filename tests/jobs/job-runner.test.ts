@@ -180,3 +180,36 @@ test('after every thousand settled jobs the runner vacuums the queue\'s partitio
   await until(vacuumCount, (n) => n > before, 'the partition vacuumed');
   t.is(vacuums, 1, 'one vacuum for a thousand and ten jobs');
 });
+
+test('slots reserved for jobs claimed at insert count against the concurrency; unused ones are freed; a job its work completed is left to it', async (t) => {
+  const hearth = await setUp(t);
+  const { fetch, batches } = countingFetches(hearth.store.boss, 4242);
+  const runner = startJobRunner({ boss: hearth.store.boss, queue, concurrency: 3, pollingMs: 60_000, log, fetch, handle: async () => 'fetched' });
+  t.teardown(() => runner.stop(0));
+  t.is(runner.reserve(5), 3, 'no more than the free slots');
+  t.is(runner.reserve(1), 0, 'none while all are reserved');
+
+  // two jobs claimed as an insert would claim them: active, this worker's
+  await hearth.store.boss.insert([{ name: queue, data: { key: 'claimed' } }, { name: queue, data: { key: 'self-completed' } }]);
+  const claimed = await fetchClaimed(hearth.store.boss, queue, 2, 4242);
+  const held = hold();
+  runner.runReserved(claimed.map((job) => ({
+    job,
+    work: async () => {
+      if ((job.data as { key: string }).key === 'self-completed') return null;
+      await held.done;
+      return 'claimed-done';
+    },
+  })), 3);
+
+  // one slot was reserved and not used, one job finished: two are free, one is held
+  await hearth.store.boss.insert(Array.from({ length: 3 }, (_, i) => ({ name: queue, data: { key: `queued-${i}` } })));
+  runner.wake();
+  await until(() => states(hearth), (s) => s.get('queued-0')!.state === 'completed' && s.get('queued-1')!.state === 'completed', 'two queued jobs');
+  t.is(batches[0], 2, 'the fetch took the two slots left');
+  held.release();
+  const settled = await until(() => states(hearth), (s) => s.get('claimed')!.state === 'completed' && s.get('queued-2')!.state === 'completed', 'the rest');
+  t.deepEqual(settled.get('claimed')!.output, { value: 'claimed-done' }, 'a claimed job is completed with what its work answered');
+  t.deepEqual(settled.get('self-completed'), { state: 'active', output: { hearthWorker: 4242 } }, 'a work answering null has completed its job itself: the runner writes nothing');
+  t.is(runner.reserve(9), 3, 'every slot is free again');
+});
