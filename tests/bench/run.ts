@@ -291,7 +291,7 @@ function printWebhooks(w: WebhookFigures): void {
   console.log('\n| webhooks | deliveries/s | bare undici poster | vs bare | p50 delay ms | p99 delay ms | API answer p50, p99 ms |');
   console.log('|---|---:|---:|---:|---:|---:|---:|');
   console.log(`| one event to ${w.fanOutHooks} hooks | ${w.fanOutDeliveriesPerSecond} | ${w.bareDeliveriesPerSecond} | ${w.fanOutRatio.toFixed(2)}× | | | |`);
-  console.log(`| ${w.steadyEvents} events at ${w.steadyRatePerSecond}/s to one hook (${w.steadyFailedCalls} API calls failed) | ${w.steadyDeliveriesPerSecond} | | | ` +
+  console.log(`| ${w.steadyEvents} events at ${w.steadyRatePerSecond}/s to one hook, after ${w.steadyWarmUpEvents} unmeasured (${w.steadyFailedCalls} API calls failed) | ${w.steadyDeliveriesPerSecond} | | | ` +
     `${w.delayP50Ms} | ${w.delayP99Ms} | ${w.answerP50Ms}, ${w.answerP99Ms} |`);
 }
 
@@ -392,6 +392,7 @@ async function main(): Promise<void> {
       events: Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1_000),
       hooks: Number(process.env.BENCH_WEBHOOK_HOOKS ?? 100),
       rate: Number(process.env.BENCH_WEBHOOK_RATE ?? 200),
+      warmUp: process.env.BENCH_WEBHOOK_WARMUP ? Number(process.env.BENCH_WEBHOOK_WARMUP) : undefined,
     };
     if (process.env.BENCH_ONLY === 'webhooks') {
       const webhooks = await measureWebhooks(webhookRun);

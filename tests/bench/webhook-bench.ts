@@ -7,7 +7,8 @@ import { waitForQueuesDrained } from './queue-drain.js';
 /**
  * Webhook delivery figures, beside a bare undici poster to the same receiver in the same run:
  * one event fanned out to 100 hooks (deliveries/s from the API's answer to the last delivery), and 1,000 events
- * to one hook at a steady 200 events/s (delay from each API answer to its arrival at the receiver, p50 and p99).
+ * to one hook at a steady 200 events/s (delay from each API answer to its arrival at the receiver, p50 and p99), after
+ * three seconds of the same edits that are not measured.
  * Hearth's web process is given; this starts one worker process (all actors) beside it.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -18,6 +19,8 @@ export interface WebhookFigures {
   bareDeliveriesPerSecond: number;
   fanOutRatio: number;
   steadyEvents: number;
+  /** Edits sent at the same rate just before, not measured. */
+  steadyWarmUpEvents: number;
   /** API calls that did not answer 200 (their events are not counted). */
   steadyFailedCalls: number;
   steadyRatePerSecond: number;
@@ -37,6 +40,8 @@ export interface WebhookBenchOptions {
   hooks?: number;
   events?: number;
   rate?: number;
+  /** Edits sent at `rate` before the measured ones (default: three seconds' worth). */
+  warmUp?: number;
 }
 
 interface Arrival {
@@ -113,6 +118,7 @@ export async function measureWebhooks(options: WebhookBenchOptions): Promise<Web
   const hooks = options.hooks ?? 100;
   const events = options.events ?? 1_000;
   const rate = options.rate ?? 200;
+  const warmUp = options.warmUp ?? rate * 3;
   const arrivals: Arrival[] = [];
   const receiver = await startReceiver((arrival) => arrivals.push(arrival));
   const worker = await startWorker(options.env);
@@ -160,26 +166,33 @@ export async function measureWebhooks(options: WebhookBenchOptions): Promise<Web
       steadyReleases.push(made.json.id);
     }
     await waitFor(() => arrivals.filter((a) => a.name.startsWith('steady-0-')).length >= steadyReleases.length, 60_000, 'the first steady deliveries');
-    let failedCalls = 0;
-    const answered = new Map<string, number>();
-    const answerTimes: number[] = [];
-    const interval = 1000 / rate;
-    const start = performance.now();
-    const calls: Array<Promise<void>> = [];
-    for (let i = 1; i <= events; i++) {
-      const due = start + i * interval;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-      const name = `steady-${i}`;
-      const sent = performance.now();
-      calls.push(api(options, 'PATCH', `/repos/${options.owner}/steady/releases/${steadyReleases[i % steadyReleases.length]}`, { name }).then((answer) => {
-        answerTimes.push(answer.at - sent);
-        if (answer.status === 200) answered.set(name, answer.at);
-        else failedCalls++;
-      }));
-    }
-    await Promise.all(calls);
-    await waitFor(() => arrivals.filter((a) => answered.has(a.name)).length >= answered.size, 120_000, () => `the steady deliveries (${arrivals.filter((a) => answered.has(a.name)).length} of ${answered.size})`);
+    // `count` edits at `rate` per second named `${prefix}-${i}`, answered and delivered
+    const sendEdits = async (prefix: string, count: number) => {
+      let failedCalls = 0;
+      const answered = new Map<string, number>();
+      const answerTimes: number[] = [];
+      const interval = 1000 / rate;
+      const start = performance.now();
+      const calls: Array<Promise<void>> = [];
+      for (let i = 1; i <= count; i++) {
+        const due = start + i * interval;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+        const name = `${prefix}-${i}`;
+        const sent = performance.now();
+        calls.push(api(options, 'PATCH', `/repos/${options.owner}/steady/releases/${steadyReleases[i % steadyReleases.length]}`, { name }).then((answer) => {
+          answerTimes.push(answer.at - sent);
+          if (answer.status === 200) answered.set(name, answer.at);
+          else failedCalls++;
+        }));
+      }
+      await Promise.all(calls);
+      await waitFor(() => arrivals.filter((a) => answered.has(a.name)).length >= answered.size, 120_000, () => `the ${prefix} deliveries (${arrivals.filter((a) => answered.has(a.name)).length} of ${answered.size})`);
+      return { failedCalls, answered, answerTimes, start };
+    };
+    // the first seconds of edits meet cold code and connections that plan their statements for the first time
+    await sendEdits('warm-up', warmUp);
+    const { failedCalls, answered, answerTimes, start } = await sendEdits('steady', events);
     const steady = arrivals.filter((a) => answered.has(a.name));
     const delays = steady.map((a) => a.at - answered.get(a.name)!).sort((a, b) => a - b);
     const lastArrival = Math.max(...steady.map((a) => a.at));
@@ -190,6 +203,7 @@ export async function measureWebhooks(options: WebhookBenchOptions): Promise<Web
       bareDeliveriesPerSecond: Math.round(bareDeliveriesPerSecond),
       fanOutRatio: Number((fanOutDeliveriesPerSecond / bareDeliveriesPerSecond).toFixed(2)),
       steadyEvents: events,
+      steadyWarmUpEvents: warmUp,
       steadyFailedCalls: failedCalls,
       steadyRatePerSecond: rate,
       steadyDeliveriesPerSecond: Math.round(steady.length / ((lastArrival - start) / 1000)),
