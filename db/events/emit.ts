@@ -22,6 +22,13 @@ export async function withoutEvents<T>(tx: Tx, work: () => Promise<T>): Promise<
   }
 }
 
+/** The payload as its kind's schema reads it; one that does not match is a programming error and throws. */
+function checkedPayload<K extends EventKind>(kind: K, payload: unknown): EventPayload<K> {
+  const checked = checkPayload(kind, payload);
+  if (!checked.success) throw new Error(`${kind} event payload does not match the catalogue:\n${z.prettifyError(checked.error)}`);
+  return checked.data;
+}
+
 /**
  * Records a domain event and one `notify` job carrying its id in the caller's transaction, in one statement: both
  * exist exactly when the change commits. The notifier fans the event out to webhooks, notification threads and mail.
@@ -39,14 +46,13 @@ export async function emit<K extends EventKind>(
     snapshot?: EventSnapshot;
   },
 ): Promise<number | null> {
-  const checked = checkPayload(event.kind, event.payload);
-  if (!checked.success) throw new Error(`${event.kind} event payload does not match the catalogue:\n${z.prettifyError(checked.error)}`);
+  const payload = checkedPayload(event.kind, event.payload);
   if (importing.has(tx)) return null;
   const [row] = await tx.query<{ event_id: string }>(
     `WITH event AS (INSERT INTO domain_event (kind, repo_id, doer_id, payload, snapshot) VALUES ($1, $2, $3, $4, $5) RETURNING id)
      ${insertJobsSql('notify', `jsonb_build_object('eventId', event.id)`, 'event')}
      RETURNING data->>'eventId' AS event_id`,
-    [event.kind, event.repoId ?? null, event.doerId ?? null, JSON.stringify(checked.data), event.snapshot ? JSON.stringify(event.snapshot) : null],
+    [event.kind, event.repoId ?? null, event.doerId ?? null, JSON.stringify(payload), event.snapshot ? JSON.stringify(event.snapshot) : null],
   );
   // the job joins its queue: were the queue missing, the event would be written without a job, so the change fails
   if (!row) throw new Error('the notify queue does not exist');
@@ -69,9 +75,8 @@ export function emitInStatementSql(from: string, param: string): string {
 
 /** The event for emitInStatementSql, its payload checked as emit checks it. */
 export function eventParam<K extends EventKind>(event: DomainEvent<K>): string {
-  const checked = checkPayload(event.kind, event.payload);
-  if (!checked.success) throw new Error(`${event.kind} event payload does not match the catalogue:\n${z.prettifyError(checked.error)}`);
-  return JSON.stringify({ kind: event.kind, repo_id: event.repoId ?? null, doer_id: event.doerId ?? null, payload: checked.data });
+  const payload = checkedPayload(event.kind, event.payload);
+  return JSON.stringify({ kind: event.kind, repo_id: event.repoId ?? null, doer_id: event.doerId ?? null, payload });
 }
 
 /**
@@ -120,10 +125,7 @@ export async function reserveEvents(tx: Tx, allEvents: DomainEvent[], drawnIds: 
        FROM jsonb_to_recordset(${param}::jsonb) AS e (id bigint, kind text, repo_id bigint, doer_id bigint, payload jsonb)`;
     },
     check: (key, value) => {
-      for (const row of allEvents) {
-        const checked = checkPayload(row.kind, { ...row.payload, [key]: value });
-        if (!checked.success) throw new Error(`${row.kind} event payload does not match the catalogue:\n${z.prettifyError(checked.error)}`);
-      }
+      for (const row of allEvents) checkedPayload(row.kind, { ...row.payload, [key]: value });
     },
   };
 }
