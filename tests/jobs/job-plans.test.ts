@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import test from 'ava';
 import pg from 'pg';
+import { recordAttemptsParams, recordAttemptsSql } from '../../db/models/hooks/hook-tasks.js';
 import { fetchClaimed, fetchClaimedSql } from '../../jobs/lost-jobs.js';
 import { withIdLookups } from '../../jobs/prepared-db.js';
 import { completeJobs } from '../../jobs/queue.js';
@@ -55,4 +56,58 @@ test('fetching, completing and failing jobs look up only the jobs they name, how
   t.deepEqual(states.map((row) => [row.state, Number(row.count)]), [['completed', keptJobs + 3]]);
   const outputs = await hearth.store.db.query<{ output: unknown }>('SELECT output FROM pgboss.job WHERE id = ANY($1::uuid[])', [fetched.map((job) => job.id)]);
   t.deepEqual(outputs.map((row) => row.output), [{ value: 'done' }, { value: 'done' }, { value: 'done' }]);
+});
+
+/** The relations a plan (EXPLAIN's JSON) reads with a sequential scan. */
+function scannedWhole(plan: unknown): string[] {
+  const node = plan as { 'Node Type'?: string; 'Relation Name'?: string; Plans?: unknown[]; Plan?: unknown };
+  const own = node['Node Type'] === 'Seq Scan' && node['Relation Name'] ? [node['Relation Name']] : [];
+  return [...own, ...[node.Plan, ...(node.Plans ?? [])].filter(Boolean).flatMap(scannedWhole)];
+}
+
+test("a delivery's record looks up only its task and its job, however many tasks and finished deliveries are kept", async (t) => {
+  const hearth = await startHearth(t);
+  const { db } = hearth.store;
+  const [hook] = await db.query<{ id: number }>(
+    `INSERT INTO webhook (is_system, type, url, content_type, is_active) VALUES (true, 'gitea', 'http://127.0.0.1:9/', 'json', true) RETURNING id::int`,
+  );
+  await db.query(
+    `INSERT INTO hook_task (hook_id, uuid, event_type, payload, is_delivered, is_succeed) SELECT $1, gen_random_uuid(), 'push', '{}', true, true
+       FROM generate_series(1, $2::int)`,
+    [hook.id, keptJobs],
+  );
+  await db.query(
+    `INSERT INTO pgboss.job (name, data, state, started_on, completed_on)
+     SELECT 'webhook-delivery', jsonb_build_object('n', n), 'completed', now(), now() FROM generate_series(1, $1::int) n`,
+    [keptJobs],
+  );
+  const [task] = await db.query<{ id: number }>(
+    `INSERT INTO hook_task (hook_id, uuid, event_type, payload) VALUES ($1, gen_random_uuid(), 'push', '{}') RETURNING id::int`, [hook.id],
+  );
+  const [job] = await db.query<{ id: string }>(
+    `INSERT INTO pgboss.job (name, data, state, started_on) VALUES ('webhook-delivery', jsonb_build_object('taskId', $1::int), 'active', now()) RETURNING id`,
+    [task.id],
+  );
+  await db.query('ANALYZE pgboss.job');
+  await db.query('ANALYZE hook_task');
+
+  const attempt = {
+    started: new Date().toISOString(), duration_ms: 3, request: { url: 'http://127.0.0.1:9/', method: 'POST', headers: {} },
+    response: { status: 200, headers: {}, body: 'ok' }, error: null, success: true,
+  };
+  const params = recordAttemptsParams([{ taskId: task.id, attempt, final: true, refused: null, completes: { jobId: job.id, outcome: 'delivered' } }]);
+  // planned as the worker's pooled connection plans it: with the parameters' values
+  const [explained] = await db.query<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${recordAttemptsSql}`, params);
+  const scanned = scannedWhole((explained['QUERY PLAN'] as unknown[])[0]);
+  t.deepEqual(scanned.filter((relation) => relation === 'hook_task' || relation.startsWith('j')), [], JSON.stringify(explained['QUERY PLAN']));
+
+  await db.query(recordAttemptsSql, params);
+  const [recorded] = await db.query<{ is_delivered: boolean; is_succeed: boolean; attempts: unknown[] }>(
+    'SELECT is_delivered, is_succeed, attempts FROM hook_task WHERE id = $1', [task.id],
+  );
+  t.deepEqual(recorded, { is_delivered: true, is_succeed: true, attempts: [attempt] });
+  const [completed] = await db.query<{ state: string; output: unknown }>('SELECT state::text, output FROM pgboss.job WHERE id = $1', [job.id]);
+  t.deepEqual(completed, { state: 'completed', output: { value: 'delivered' } });
+  const [{ last_status }] = await db.query<{ last_status: number }>('SELECT last_status FROM webhook WHERE id = $1', [hook.id]);
+  t.is(last_status, 1);
 });

@@ -97,6 +97,7 @@ export async function insertHookTasks(
       tasks.map((t) => t.eventType), tasks.map((t) => payloads.get(t.payload)), [...payloads.keys()], deliveryExpirySeconds(deliverTimeoutSeconds),
       claimingWorker, tasks.map((t) => claimingWorker !== null && t.claimed === true), ...(completes ? [completes.jobIds] : []),
     ],
+    { planOnce: true },
   );
   return rows.flatMap(({ job_id, expire_in_seconds, ...row }) => {
     const delivery = deliveryFromRow(row);
@@ -167,7 +168,7 @@ export async function getHookTask(db: Queryable, hookId: number, id: number): Pr
   return row;
 }
 
-interface AttemptRecord {
+export interface AttemptRecord {
   taskId: number;
   attempt: DeliveryAttempt;
   final: boolean;
@@ -196,22 +197,30 @@ export function sentRequest(task: Pick<HookTaskRow, 'payload'>, attempt: Deliver
   return { ...attempt.request, body: attempt.request.body ?? task.payload };
 }
 
-const recordAttempts = batchedPerDb((db: Queryable) => batched(async (records: AttemptRecord[]) => {
-  await db.query(
-    `WITH input AS (
+/**
+ * Records attempts in one statement (parameters: recordAttemptsParams). Tasks and jobs are also named in arrays, which
+ * PostgreSQL plans as lookups by key: joined with the input alone (estimated at a hundred rows), it may scan every
+ * task, or every job the delivery queue keeps.
+ */
+export const recordAttemptsSql = `WITH input AS (
        SELECT (r->>'taskId')::bigint AS task_id, r->'attempt' AS attempt, (r->>'final')::boolean AS final, r->>'refused' AS refused, n,
          (r#>>'{completes,jobId}')::uuid AS job_id, r#>'{completes,outcome}' AS outcome
          FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(r, n)),
-     done AS (${completeJobsSql('webhook-delivery', { from: 'input', id: 'input.job_id', output: `jsonb_build_object('value', input.outcome)` })}),
+     done AS (${completeJobsSql('webhook-delivery', { from: 'input', id: 'ANY($2::uuid[]) AND j.id = input.job_id', output: `jsonb_build_object('value', input.outcome)` })}),
      task AS (
        UPDATE hook_task t SET attempts = t.attempts || jsonb_build_array(i.attempt), is_succeed = (i.attempt->>'success')::boolean,
          refused = i.refused, is_delivered = t.is_delivered OR i.final, delivered = CASE WHEN i.final THEN now() ELSE t.delivered END
-       FROM input i WHERE t.id = i.task_id
+       FROM input i WHERE t.id = ANY($3::bigint[]) AND t.id = i.task_id
        RETURNING t.hook_id, i.n, (i.attempt->>'success')::boolean AS success),
      latest AS (SELECT DISTINCT ON (hook_id) hook_id, CASE WHEN success THEN 1 ELSE 2 END AS status FROM task ORDER BY hook_id, n DESC)
-     UPDATE webhook SET last_status = latest.status FROM latest WHERE webhook.id = latest.hook_id AND webhook.last_status <> latest.status`,
-    [JSON.stringify(records)],
-  );
+     UPDATE webhook SET last_status = latest.status FROM latest WHERE webhook.id = latest.hook_id AND webhook.last_status <> latest.status`;
+
+export const recordAttemptsParams = (records: AttemptRecord[]): unknown[] => [
+  JSON.stringify(records), records.flatMap((record) => (record.completes ? [record.completes.jobId] : [])), records.map((record) => record.taskId),
+];
+
+const recordAttempts = batchedPerDb((db: Queryable) => batched(async (records: AttemptRecord[]) => {
+  await db.query(recordAttemptsSql, recordAttemptsParams(records));
   return records.map(() => undefined);
 }, (record) => record.taskId));
 
