@@ -3,13 +3,12 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import test, { type ExecutionContext } from 'ava';
 import { Secret, TOTP } from 'otpauth';
 import pg from 'pg';
 import { basicAuth, cloneDatabase, fastPasswordHash } from '../helpers/hearth.js';
+import { root } from '../helpers/processes.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const secretKey = 'cli-test-secret-key';
 
 interface Outcome {

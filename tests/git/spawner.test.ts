@@ -2,8 +2,10 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import test from 'ava';
 import { Spawner, type SpawnRequest } from '../../db/git/spawner.js';
+import { root } from '../helpers/processes.js';
 
 const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
 const request = (args: string[], more: Partial<SpawnRequest> = {}): SpawnRequest => ({
@@ -79,7 +81,7 @@ test('the helper lets its commands finish on SIGTERM, and ends with its parent',
   t.true(await helperAnswers(spawner));
 
   // a parent killed outright: its helper sees the channel close and exits
-  const source = `import { Spawner } from ${JSON.stringify(new URL('../../db/git/spawner.ts', import.meta.url).href)};
+  const source = `import { Spawner } from ${JSON.stringify(pathToFileURL(path.join(root, 'db/git/spawner.ts')).href)};
     const s = new Spawner(); const req = { command: 'true', args: [], cwd: '/', env: {}, input: Buffer.alloc(0), timeoutMs: 5000 };
     for (;;) { await s.run(req); if (s.pid && (await s.run({ ...req, command: 'sh', args: ['-c', 'echo $PPID'] })).stdout.toString().trim() === String(s.pid)) break; }
     console.log(s.pid); setInterval(() => undefined, 1000);`;

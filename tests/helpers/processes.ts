@@ -1,9 +1,18 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Helpers for tests that run Hearth's real processes: the launcher, its children, signals. */
-export const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** The checkout: the nearest directory above this module holding package.json (tests run bundled, from tests/.compiled). */
+export const root = ((): string => {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return dir;
+  }
+  throw new Error('no package.json above the tests');
+})();
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {

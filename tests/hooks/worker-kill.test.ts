@@ -1,12 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import test, { type ExecutionContext } from 'ava';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
+import { root } from '../helpers/processes.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The real worker process (workers/worker.ts) on the test's database, running `actors` (only webhook deliveries by default). */
 function startWorker(hearth: TestHearth, actors = 'webhook-delivery'): { child: ChildProcess; output: string[] } {

@@ -1,7 +1,5 @@
 import { spawn } from 'node:child_process';
 import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { inTx } from '../../db/data-source.js';
 import { enqueueDueMirrors, syncPullMirror } from '../../db/models/mirrors/pull-mirrors.js';
@@ -9,9 +7,9 @@ import { leaseFree } from '../../db/models/mirrors/sync-lease.js';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { startHearth } from '../helpers/hearth.js';
+import { root } from '../helpers/processes.js';
 import { refOnServer, remote } from '../git/git-client.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /**
  * A loopback proxy to Hearth whose first connection hangs (a source that stalls mid-fetch); later ones pass.

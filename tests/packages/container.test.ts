@@ -8,6 +8,7 @@ import test, { type ExecutionContext } from 'ava';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { runClient } from '../helpers/clients.js';
+import { root } from '../helpers/processes.js';
 import { basicAuth, startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
 import { rawExchange } from './raw-exchange.js';
 import { stored } from './stored.js';
@@ -398,7 +399,7 @@ function writeLayout(dir: string, body = Buffer.from('hello from hearth\n')): { 
 /** Whether skopeo is there (installed first when it can be); when not, the test passes saying why. */
 function skopeoReady(t: ExecutionContext): boolean {
   t.timeout(240_000, 'skopeo may be installed first');
-  const installer = spawnSync('bash', [path.join(import.meta.dirname, '..', 'helpers', 'ensure-client.sh'), 'skopeo', 'skopeo'], { encoding: 'utf8', timeout: 200_000 });
+  const installer = spawnSync('bash', [path.join(root, 'tests', 'helpers', 'ensure-client.sh'), 'skopeo', 'skopeo'], { encoding: 'utf8', timeout: 200_000 });
   if (installer.status === 0) return true;
   t.log(`skipped: skopeo is not installed and could not be (${installer.stderr.trim() || `status ${installer.status}`}); the raw-HTTP tests above cover the protocol`);
   t.pass();

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { hasClient, runClient } from '../helpers/clients.js';
+import { root } from '../helpers/processes.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 import { rawExchange } from './raw-exchange.js';
 import { stored } from './stored.js';
@@ -14,7 +15,7 @@ const pipMissing = python && hasClient('python3', ['-m', 'pip', '--version']) ? 
 
 /** Why twine cannot be run (installed first when it can be), or null when it can. */
 function twineMissing(): string | null {
-  const installer = spawnSync('bash', [path.join(import.meta.dirname, '..', 'helpers', 'ensure-client.sh'), 'twine', 'twine'], { encoding: 'utf8', timeout: 300_000 });
+  const installer = spawnSync('bash', [path.join(root, 'tests', 'helpers', 'ensure-client.sh'), 'twine', 'twine'], { encoding: 'utf8', timeout: 300_000 });
   if (installer.status === 0) return null;
   return `twine is not installed and could not be (${installer.stderr.trim() || `status ${installer.status}`}); its multipart upload is sent over raw HTTP instead`;
 }
