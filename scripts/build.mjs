@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { nodeBundle } from './node-bundle.mjs';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = JSON.parse(readFileSync(path.join(root, 'tsconfig.build.json'), 'utf8'));
@@ -47,12 +48,6 @@ await build({
   entryPoints: entries.map((entry) => path.join(root, entry)),
   outdir: path.join(root, 'dist'),
   outbase: root,
-  bundle: true,
-  packages: 'external',
-  platform: 'node',
-  format: 'esm',
-  target: `node${process.versions.node}`,
-  sourcemap: true,
-  logLevel: 'warning',
+  ...nodeBundle,
 });
 writeFileSync(stamp, JSON.stringify(current));

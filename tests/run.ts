@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import pg from 'pg';
+import { nodeBundle } from '../scripts/node-bundle.mjs';
 import { createDataSource, migrate } from '../db/data-source.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/process/embedded.js';
 import { createQueue, startQueue } from '../jobs/queue.js';
@@ -28,15 +29,9 @@ async function bundleTests(): Promise<void> {
     entryPoints: testFiles,
     outdir: compiled,
     outbase: '.',
-    bundle: true,
+    ...nodeBundle,
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: `node${process.versions.node}`,
-    sourcemap: true,
-    logLevel: 'warning',
   });
 }
 
