@@ -151,11 +151,13 @@ export function insertJobsSql(
 /**
  * SQL that completes active jobs of queue `name` as pg-boss's complete does, inside a caller's statement (a job that
  * is done when its last write is): those whose id equals `id` (an SQL expression, `ANY(array)` for a list), each with
- * the jsonb `output`; `from` may join the rows `id` and `output` read.
+ * the jsonb `output`; `join` adds the rows `output` reads, matched `on` each job.
  */
-export function completeJobsSql(name: JobName, { id, output, from }: { id: string; output: string; from?: string }): string {
-  return `UPDATE pgboss.job j SET completed_on = now(), state = 'completed', output = ${output}${from ? ` FROM ${from}` : ''}
-    WHERE j.name = '${name}' AND j.id = ${id} AND j.state = 'active'`;
+export function completeJobsSql(
+  name: JobName, { id, output, join }: { id: string; output: string; join?: { from: string; on: string } },
+): string {
+  return `UPDATE pgboss.job j SET completed_on = now(), state = 'completed', output = ${output}${join ? ` FROM ${join.from}` : ''}
+    WHERE j.name = '${name}' AND j.id = ${id} AND j.state = 'active'${join ? ` AND ${join.on}` : ''}`;
 }
 
 /** Completes active jobs of one queue in one statement, each with `output`. */

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdtempSync, readdirSync, rmSync, statfsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -8,6 +7,7 @@ import pg from 'pg';
 import { nodeBundle } from '../scripts/node-bundle.mjs';
 import { createDataSource, migrate } from '../db/data-source.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/process/embedded.js';
+import { freePort } from '../db/process/startup.js';
 import { createQueue, startQueue } from '../jobs/queue.js';
 
 /**
@@ -51,15 +51,6 @@ function scratchBase(): string {
 
 /** A source path of the command line (`tests/x/y.test.ts`, `tests/x`) as its bundled path; pick tests with `--match`. */
 const bundledArg = (arg: string): string => (/^(\.\/)?tests\//.test(arg) ? path.join(compiled, arg.replace(/\.ts$/, '.js')) : arg);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);

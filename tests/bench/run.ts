@@ -10,6 +10,7 @@ import { openStore } from '../../db/process/boot.js';
 import { loadConfig } from '../../db/process/config.js';
 import { openDatabase, type Database } from '../../db/process/database-url.js';
 import { freePort } from '../../db/process/startup.js';
+import { root } from '../helpers/processes.js';
 import { measureStart, type StartFigure } from './start-bench.js';
 import { inTx } from '../../db/data-source.js';
 import { okOnDisk } from '../git/git-client.js';
@@ -40,7 +41,6 @@ import { waitForQueuesDrained } from './queue-drain.js';
  * BENCH_PACKAGE_MIB the package file's size; `npm run bench -- packages` runs the package figures alone, `-- mirrors` the
  * migration and mirror-sync figures, `-- pulls` the pull request ones.
  */
-const root = fileURLToPath(new URL('../..', import.meta.url));
 const self = fileURLToPath(import.meta.url);
 const autocannonCli = path.join(root, 'node_modules', 'autocannon', 'autocannon.js');
 const connections = 64;

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { root } from '../helpers/processes.js';
 import { waitForQueuesDrained } from './queue-drain.js';
 
 /**
@@ -11,7 +11,6 @@ import { waitForQueuesDrained } from './queue-drain.js';
  * three seconds of the same edits that are not measured.
  * Hearth's web process is given; this starts one worker process (all actors) beside it.
  */
-const root = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface WebhookFigures {
   fanOutHooks: number;

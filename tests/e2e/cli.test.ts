@@ -1,13 +1,12 @@
 import { execFile, spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { Secret, TOTP } from 'otpauth';
 import pg from 'pg';
 import { basicAuth, cloneDatabase, fastPasswordHash } from '../helpers/hearth.js';
-import { root } from '../helpers/processes.js';
+import { freePort, root } from '../helpers/processes.js';
 
 const secretKey = 'cli-test-secret-key';
 
@@ -58,15 +57,6 @@ function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<Outcome> {
     execFile(process.execPath, ['--import', 'tsx', 'workers/cli.ts', ...args], { cwd: root, env }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
     });
   });
 }

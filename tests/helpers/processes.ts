@@ -1,10 +1,11 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** Helpers for tests that run Hearth's real processes: the launcher, its children, signals. */
+
+export { freePort } from '../../db/process/startup.js';
 
 /** The checkout: the nearest directory above this module holding package.json (tests run bundled, from tests/.compiled). */
 export const root = ((): string => {
@@ -13,15 +14,6 @@ export const root = ((): string => {
   }
   throw new Error('no package.json above the tests');
 })();
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface Launcher {
   child: ChildProcess;

@@ -6,7 +6,6 @@ import { startHearth, type TestHearth } from '../helpers/hearth.js';
 import { root } from '../helpers/processes.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
-
 /** The real worker process (workers/worker.ts) on the test's database, running `actors` (only webhook deliveries by default). */
 function startWorker(hearth: TestHearth, actors = 'webhook-delivery'): { child: ChildProcess; output: string[] } {
   const child = spawn(process.execPath, ['--import', 'tsx', 'workers/worker.ts'], {

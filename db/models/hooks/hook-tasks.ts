@@ -206,7 +206,9 @@ export const recordAttemptsSql = `WITH input AS (
        SELECT (r->>'taskId')::bigint AS task_id, r->'attempt' AS attempt, (r->>'final')::boolean AS final, r->>'refused' AS refused, n,
          (r#>>'{completes,jobId}')::uuid AS job_id, r#>'{completes,outcome}' AS outcome
          FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(r, n)),
-     done AS (${completeJobsSql('webhook-delivery', { from: 'input', id: 'ANY($2::uuid[]) AND j.id = input.job_id', output: `jsonb_build_object('value', input.outcome)` })}),
+     done AS (${completeJobsSql('webhook-delivery', {
+       id: 'ANY($2::uuid[])', join: { from: 'input', on: 'j.id = input.job_id' }, output: `jsonb_build_object('value', input.outcome)`,
+     })}),
      task AS (
        UPDATE hook_task t SET attempts = t.attempts || jsonb_build_array(i.attempt), is_succeed = (i.attempt->>'success')::boolean,
          refused = i.refused, is_delivered = t.is_delivered OR i.final, delivered = CASE WHEN i.final THEN now() ELSE t.delivered END
