@@ -67,16 +67,24 @@ export async function fetchCommitAs(repo: GitRepo, source: GitReader, sha: strin
   if (ref) await gitOk(['update-ref', '--no-deref', ref, sha], { cwd: repo.dir });
 }
 
+/** Gitea's whitespace option of a diff (GetWhitespaceFlag): which whitespace changes do not count as changes. */
+export type WhitespaceMode = 'show-all' | 'ignore-all' | 'ignore-change' | 'ignore-eol';
+
+const whitespaceFlags: Record<Exclude<WhitespaceMode, 'show-all'>, string> = {
+  'ignore-all': '-w', 'ignore-change': '-b', 'ignore-eol': '--ignore-space-at-eol',
+};
+
 /**
  * The files changed between two commits with their line counts (`git diff-tree -r --raw --numstat -M`, one process):
- * renames carry their previous name; binary files count no lines.
+ * renames carry their previous name; binary files count no lines. Ignoring whitespace (git's `-w`, `-b`,
+ * `--ignore-space-at-eol`) counts lines without those changes and leaves out the files that had no other.
  */
-export function changedPaths(repo: GitReader, from: string, to: string): Promise<ChangedPath[]> {
+export function changedPaths(repo: GitReader, from: string, to: string, whitespace: WhitespaceMode = 'show-all'): Promise<ChangedPath[]> {
   // two commits always have the same diff: a pull request's counts, every page of its files and its protected files
   // come from one read, which requests asking at the same time share
-  const key = `${repo.dir}\0${from}\0${to}`;
+  const key = `${repo.dir}\0${from}\0${to}\0${whitespace}`;
   const known = recentDiffs.get(key);
-  const files = known ?? readChangedPaths(repo, from, to);
+  const files = known ?? (whitespace === 'show-all' ? readChangedPaths(repo, from, to) : readIgnoringWhitespace(repo, from, to, whitespace));
   if (known) recentDiffs.delete(key);
   else files.catch(() => recentDiffs.get(key) === files && recentDiffs.delete(key));
   recentDiffs.set(key, files);
@@ -84,7 +92,7 @@ export function changedPaths(repo: GitReader, from: string, to: string): Promise
   return files;
 }
 
-/** The last few diffs read (or being read), by repository and commits, least recently used first. */
+/** The last few diffs read (or being read), by repository, commits and whitespace mode, least recently used first. */
 const recentDiffs = new Map<string, Promise<ChangedPath[]>>();
 const recentDiffLimit = 16;
 
@@ -96,6 +104,23 @@ async function readChangedPaths(repo: GitReader, from: string, to: string): Prom
     filename: record.path, previousFilename: record.fromPath, status: rawStatus[record.status] ?? 'changed',
     additions: record.additions, deletions: record.deletions, binary: record.binary,
   }));
+}
+
+/**
+ * The whitespace-blind numstat (git keeps a file there only when something besides whitespace changed, or it was
+ * renamed or its mode changed; the raw list ignores the flag) joined by path with the files as they are.
+ */
+async function readIgnoringWhitespace(repo: GitReader, from: string, to: string, whitespace: Exclude<WhitespaceMode, 'show-all'>): Promise<ChangedPath[]> {
+  const [all, out] = await Promise.all([
+    changedPaths(repo, from, to),
+    runGit(['diff-tree', '-r', '--numstat', '-M', '-z', '--no-color', whitespaceFlags[whitespace], from, to], { cwd: repo.dir, timeoutMs: 10 * 60_000 }),
+  ]);
+  if (out.code !== 0) throw new Error(`git diff-tree failed (${out.code}): ${out.stderr.trim()}`);
+  const counts = new Map((parseDiffRecords(out.stdout.toString('utf8')).get('') ?? []).map((record) => [record.path, record]));
+  return all.flatMap((file) => {
+    const counted = counts.get(file.filename);
+    return counted ? [{ ...file, additions: counted.additions, deletions: counted.deletions }] : [];
+  });
 }
 
 /** `git diff -M from to` (binary patches with `binary`) or `git format-patch` of the commits in between, streamed. */

@@ -2,9 +2,10 @@ import type { Queryable } from '../data-source.js';
 import type { HeadCommit } from '../git/commit-fields.js';
 import type { GitStore } from '../git/store.js';
 import {
-  canUserMerge, canUserPush, effectiveProtection, listProtections, whitelistedTeamIds, type ProtectionRow,
+  canUserPush, effectiveProtection, isUserAllowedToMerge, listProtections, whitelistedTeamIds, type ProtectionRow,
 } from '../models/code/branch-protection.js';
 import type { ListedBranch } from '../models/code/branches.js';
+import { unitModeWithOwner } from '../models/access.js';
 import { accessModes } from '../models/repos/repo-row.js';
 import { findUsersByEmails } from '../models/users/emails.js';
 import type { UserRow } from '../models/users/user-row.js';
@@ -53,17 +54,20 @@ export async function listedBranchViews(
   return withPermissions(db, repoView, viewer, attributed, protections ?? (await listProtections(db, repoView.repo.id)));
 }
 
+/** What the viewer may do on each branch: the rules' own answers (canUserPush, isUserAllowedToMerge) for their code mode. */
 async function withPermissions(
-  db: Queryable, { mode }: RepoView, viewer: UserRow | null, heads: AttributedHead[], rules: ProtectionRow[],
+  db: Queryable, { repo, owner, mode }: RepoView, viewer: UserRow | null, heads: AttributedHead[], rules: ProtectionRow[],
 ): Promise<BranchView[]> {
-  const teamIds = await whitelistedTeamIds(db, viewer, rules);
-  const writer = viewer !== null && mode >= accessModes.write;
+  const [teamIds, codeMode] = await Promise.all([
+    whitelistedTeamIds(db, viewer, rules),
+    viewer ? unitModeWithOwner(db, viewer, repo, owner, 'repo.code', mode) : accessModes.none,
+  ]);
   return heads.map(({ head, authorUsername, committerUsername }) => {
     const rule = effectiveProtection(rules, head.branch);
     return {
       head, authorUsername, committerUsername, rule, showRuleName: mode >= accessModes.admin,
-      canPush: rule ? canUserPush(rule, viewer, mode, teamIds) : writer,
-      canMerge: rule ? canUserMerge(rule, viewer, mode, teamIds) : writer,
+      canPush: canUserPush(rule, viewer, codeMode, teamIds),
+      canMerge: isUserAllowedToMerge(rule, viewer, codeMode, teamIds),
     };
   });
 }

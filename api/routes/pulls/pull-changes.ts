@@ -40,7 +40,7 @@ export const pullChangeRoutes = [
     handle: async ({ deps, repo, ids, query, page, list }) => {
       const loaded = await loadPull(deps, repo, ids.index);
       const { from, to } = await rangeOf(deps, repo, loaded);
-      let files = await changedPaths(deps.git.open(repo.repo), from, to);
+      let files = await changedPaths(deps.git.open(repo.repo), from, to, query.whitespace);
       const skipTo = query['skip-to'];
       if (skipTo) {
         const at = files.findIndex((file) => file.filename === skipTo);

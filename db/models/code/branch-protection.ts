@@ -88,6 +88,18 @@ export function rulePattern(glob: string): RegExp {
   return compileGlob(glob, '/') ?? new RegExp(`^${escapeRegExp(glob)}$`);
 }
 
+/** Gitea's getFilePatterns: `;`-separated globs, lower-cased, with `.` and `/` separating; invalid ones are skipped. */
+export function filePatterns(text: string): RegExp[] {
+  return text.split(';').map((p) => p.trim().toLowerCase()).filter(Boolean)
+    .map((p) => compileGlob(p, './')).filter((pattern): pattern is RegExp => pattern !== null);
+}
+
+/** Gitea's IsProtectedFile and IsUnprotectedFile: the path, trimmed and lower-cased, matches one of the patterns. */
+export function matchesFilePattern(patterns: RegExp[], path: string): boolean {
+  const lower = path.trim().toLowerCase();
+  return patterns.some((pattern) => pattern.test(lower));
+}
+
 const compiled = new Map<string, RegExp>();
 
 /** A plain rule names one branch (compared without case, as Gitea does); a glob rule matches by pattern. */
@@ -112,18 +124,33 @@ export function effectiveProtection(rules: ProtectionRow[], branch: string): Pro
 
 // ---------------------------------------------------------------- who may do what
 
-/** Gitea's CanUserPush: the rule must allow pushing; then either anyone with write access, or the whitelist. */
-export function canUserPush(rule: ProtectionRow, user: UserRow | null, mode: AccessMode, teamIds: number[] = []): boolean {
-  if (!user || !rule.can_push) return false;
-  if (!rule.enable_whitelist) return mode >= accessModes.write;
+/**
+ * Gitea's CanUserPush under a rule (without one, write access to the code): the rule must allow pushing; then either
+ * anyone who writes the code, or the push whitelist's users and teams. `codeMode` is the user's mode in the code unit.
+ */
+export function canUserPush(rule: ProtectionRow | null, user: UserRow | null, codeMode: AccessMode, teamIds: number[] = []): boolean {
+  if (!user) return false;
+  if (!rule) return codeMode >= accessModes.write;
+  if (!rule.can_push) return false;
+  if (!rule.enable_whitelist) return codeMode >= accessModes.write;
   return rule.whitelist_user_ids.includes(user.id) || teamIds.some((id) => rule.whitelist_team_ids.includes(id));
 }
 
-/** Gitea's IsUserMergeWhitelisted: write access, or the merge whitelist when it is enabled. */
-export function canUserMerge(rule: ProtectionRow, user: UserRow | null, mode: AccessMode, teamIds: number[] = []): boolean {
+/**
+ * Gitea's IsUserAllowedToMerge (with IsUserMergeWhitelisted): who may merge into a branch. Without a rule, or under a
+ * rule without a merge whitelist, whoever writes the code; with the whitelist, only its users and its teams' members.
+ */
+export function isUserAllowedToMerge(rule: ProtectionRow | null, user: UserRow | null, codeMode: AccessMode, teamIds: number[] = []): boolean {
   if (!user) return false;
-  if (!rule.enable_merge_whitelist) return mode >= accessModes.write;
+  if (!rule || !rule.enable_merge_whitelist) return codeMode >= accessModes.write;
   return rule.merge_whitelist_user_ids.includes(user.id) || teamIds.some((id) => rule.merge_whitelist_team_ids.includes(id));
+}
+
+/** isUserAllowedToMerge for `branch` of `repo` as its rules and the user's code mode and teams are now. */
+export async function mayMergeInto(db: Queryable, repo: RepoRow, branch: string, user: UserRow): Promise<boolean> {
+  const rule = effectiveProtection(await listProtections(db, repo.id), branch);
+  const teamIds = rule ? await whitelistedTeamIds(db, user, [rule]) : [];
+  return isUserAllowedToMerge(rule, user, await accessModeOf(db, user, repo, 'repo.code'), teamIds);
 }
 
 /** The teams of `user` that whitelists in `rules` name (none queried when no rule names a team). */

@@ -6,7 +6,10 @@ import type { GitReader, ListedEntry, PathEntry } from '../../git/read.js';
 import type { GitIdentity, GitRepo } from '../../git/repo.js';
 import type { GitStore } from '../../git/store.js';
 import type { TemporaryIndex } from '../../git/temporary-index.js';
-import { assertNotArchived, canUserPush, effectiveProtection, listProtections, rulePattern, whitelistedTeamIds } from './branch-protection.js';
+import { unitModeOf } from '../access.js';
+import {
+  assertNotArchived, canUserPush, effectiveProtection, filePatterns, listProtections, matchesFilePattern, whitelistedTeamIds,
+} from './branch-protection.js';
 import { recordRefUpdates } from './ref-updates.js';
 import { assertValidBranchName } from '../repos/repos.js';
 import type { AccessMode, RepoRow } from '../repos/repo-row.js';
@@ -254,16 +257,14 @@ async function verifyBranchProtection(db: Queryable, repo: RepoRow, doer: UserRo
   const rules = await listProtections(db, repo.id);
   const rule = effectiveProtection(rules, branch);
   if (!rule) return;
-  const patterns = (text: string): RegExp[] =>
-    text.split(';').map((p) => p.trim().toLowerCase()).filter(Boolean).map(rulePattern);
-  const unprotected = patterns(rule.unprotected_file_patterns);
-  const protectedFiles = patterns(rule.protected_file_patterns);
-  const mayPush = canUserPush(rule, doer, mode, await whitelistedTeamIds(db, doer, [rule]));
+  const unprotected = filePatterns(rule.unprotected_file_patterns);
+  const protectedFiles = filePatterns(rule.protected_file_patterns);
+  const [codeMode, teamIds] = await Promise.all([unitModeOf(db, doer, repo, 'repo.code', mode), whitelistedTeamIds(db, doer, [rule])]);
+  const mayPush = canUserPush(rule, doer, codeMode, teamIds);
   if (!mayPush && paths.length === 0) throw forbidden(`user cannot commit to repo [user: ${doer.lower_name}]`);
   for (const treePath of paths) {
-    const lower = treePath.toLowerCase();
-    if (!mayPush && !unprotected.some((p) => p.test(lower))) throw forbidden(`user cannot commit to repo [user: ${doer.lower_name}]`);
-    if (protectedFiles.some((p) => p.test(lower))) throw forbidden(`path is protected and can not be changed [path: ${treePath}]`);
+    if (!mayPush && !matchesFilePattern(unprotected, treePath)) throw forbidden(`user cannot commit to repo [user: ${doer.lower_name}]`);
+    if (matchesFilePattern(protectedFiles, treePath)) throw forbidden(`path is protected and can not be changed [path: ${treePath}]`);
   }
   if (rule.require_signed_commits) throw forbidden(`user cannot commit to repo [user: ${doer.lower_name}]`);
 }

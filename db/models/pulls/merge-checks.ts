@@ -4,7 +4,8 @@ import { accessModeOf } from '../access.js';
 import type { IssueRow } from '../issues/issue-row.js';
 import type { GitStore } from '../../git/store.js';
 import { assertProtectionAllowsMerge } from '../reviews/protection-checks.js';
-import { accessModes, type RepoRow } from '../repos/repo-row.js';
+import { mayMergeInto } from '../code/branch-protection.js';
+import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
 import { isWorkInProgress, pullStatus, type PullRow } from './pull-row.js';
 
@@ -49,11 +50,15 @@ export function isMergeStyleAllowed(repo: RepoRow, style: MergeStyle): boolean {
   }
 }
 
-/** Gitea's CheckPullMergeable, the part that is not branch protection: state, permission, mergeability, style. */
+/**
+ * Gitea's CheckPullMergeable, the part that is not branch protection: state, who may merge into the base branch (its
+ * merge whitelist, else write access: the doer who scheduled an auto-merge is held to it when the worker merges),
+ * mergeability, style.
+ */
 const baseChecks: MergeCheck = async ({ tx, base, pull, issue, doer, request }) => {
   if (issue.is_closed && !pull.has_merged) throw notFound('pull request is closed');
   if (pull.has_merged) throw methodNotAllowed('PR already merged');
-  if ((await accessModeOf(tx, doer, base, 'repo.code')) < accessModes.write) throw methodNotAllowed('User not allowed to merge PR');
+  if (!(await mayMergeInto(tx, base, pull.base_branch, doer))) throw methodNotAllowed('User not allowed to merge PR');
   if (request.style !== 'manually-merged') {
     if (isWorkInProgress(issue.title)) throw methodNotAllowed('Work in progress PRs cannot be merged');
     if (pull.status === pullStatus.checking || pull.status === pullStatus.conflict || pull.status === pullStatus.error) {

@@ -14,8 +14,10 @@ import { accessModes, type RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
 import { findUsersByIds } from '../users/users.js';
 import { dropScheduledMerge } from '../automerge/scheduled-merges.js';
+import { serverIdentity, userIdentity } from './identities.js';
 import { checkMergeAllowed, type MergeStyle } from './merge-checks.js';
 import { pullHeadRef, pullStatus, type PullRow } from './pull-row.js';
+import { squashIdentities, squashMessage } from './squash.js';
 import { currentHeadSha, findHeadRepo, lockPullWithIssue } from './pulls.js';
 
 /** MergePullRequestOption, as the merge takes it. */
@@ -38,17 +40,6 @@ export interface MergeOptions {
 export interface MergeDeps {
   git: GitStore;
   config: { rootUrl: string; appName: string };
-}
-
-/** The committer of every commit a merge writes: the server, not the caller (the caller is the author). */
-export function serverIdentity(config: MergeDeps['config']): GitIdentity {
-  return { name: config.appName, email: `noreply@${new URL(config.rootUrl).hostname}` };
-}
-
-/** The git identity of a user (the no-reply address when the email is private), as Gitea's NewGitSig. */
-export function userIdentity(user: UserRow, rootUrl: string): GitIdentity {
-  const email = user.keep_email_private ? `${user.lower_name}@noreply.${new URL(rootUrl).hostname}` : user.email;
-  return { name: user.full_name || user.name, email };
 }
 
 // ---- messages ----------------------------------------------------------------------------------------
@@ -185,8 +176,14 @@ export async function mergePull(tx: Tx, deps: MergeDeps, base: RepoRow, pull: Pu
     // built (a template read from the default branch) while git merges; a merge refused first leaves it unread
     const message = mergeMessage(defaultMergeMessage(deps.git, base, headRepo, row, issue, posterOf, options.style), options);
     message.catch(() => undefined);
-    const committer = serverIdentity(deps.config);
-    mergedCommit = await mergeCommit(repoGit, options.style, baseSha, headSha, message, userIdentity(doer, deps.config.rootUrl), committer);
+    if (options.style === 'squash') {
+      const identities = await squashIdentities(tx, repoGit, baseSha, headSha, await posterOf(), doer, deps.config.rootUrl);
+      const squashed = message.then((text) => squashMessage(text, identities));
+      squashed.catch(() => undefined);
+      mergedCommit = await mergeCommit(repoGit, options.style, baseSha, headSha, squashed, identities.author, identities.committer);
+    } else {
+      mergedCommit = await mergeCommit(repoGit, options.style, baseSha, headSha, message, userIdentity(doer, deps.config.rootUrl), serverIdentity(deps.config));
+    }
     if (mergedCommit !== baseSha) move = { ref: `refs/heads/${row.base_branch}`, from: baseSha, to: mergedCommit };
   }
 

@@ -6,7 +6,8 @@ import { findIssueById } from '../issues/issues.js';
 import { accessModeOf } from '../access.js';
 import { accessModes, type RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
-import { rebaseOnto, serverIdentity, userIdentity, type MergeDeps } from './merge.js';
+import { serverIdentity, userIdentity } from './identities.js';
+import { rebaseOnto, type MergeDeps } from './merge.js';
 import type { PullRow } from './pull-row.js';
 import { findHeadRepo } from './pulls.js';
 

@@ -3,7 +3,7 @@ import { methodNotAllowed } from '../../errors.js';
 import { compileGlob } from '../../glob.js';
 import { changedPaths } from '../../git/pulls.js';
 import type { GitStore } from '../../git/store.js';
-import type { ProtectionRow } from '../code/branch-protection.js';
+import { filePatterns, matchesFilePattern, type ProtectionRow } from '../code/branch-protection.js';
 import { combineStates, listLatestCommitStatuses, type CommitStatusState } from '../code/commit-statuses.js';
 import { pullHeadRef, type PullRow } from '../pulls/pull-row.js';
 import { accessModes, type AccessMode, type RepoRow } from '../repos/repo-row.js';
@@ -51,22 +51,16 @@ export async function pullStatusState(db: Queryable, git: GitStore, repo: RepoRo
   return requiredContextsState(rows, rule?.status_check_contexts ?? []);
 }
 
-/** Gitea's GetProtectedFilePatterns: `;`-separated globs, lower-cased, `.` and `/` separating; invalid ones skipped. */
-export function protectedFilePatterns(rule: ProtectionRow): RegExp[] {
-  return rule.protected_file_patterns.split(';').map((p) => p.trim().toLowerCase()).filter(Boolean)
-    .map((p) => compileGlob(p, './')).filter((pattern): pattern is RegExp => pattern !== null);
-}
-
 /** The files of the pull request (from its merge base to its head) that the rule's protected file patterns match. */
 export async function changedProtectedFiles(git: GitStore, repo: RepoRow, pull: PullRow, rule: ProtectionRow): Promise<string[]> {
-  const patterns = protectedFilePatterns(rule);
+  const patterns = filePatterns(rule.protected_file_patterns);
   if (patterns.length === 0) return [];
   const repoGit = git.open(repo);
   const head = await headOf(git, repo, pull);
   const base = pull.merge_base || (await repoGit.mergeBase(`refs/heads/${pull.base_branch}`, head));
   if (!base) return [];
   const files = await changedPaths(repoGit, base, head);
-  return files.map((f) => f.filename.toLowerCase()).filter((path) => patterns.some((pattern) => pattern.test(path)));
+  return files.map((f) => f.filename).filter((path) => matchesFilePattern(patterns, path));
 }
 
 /**
