@@ -1,0 +1,127 @@
+import path from 'node:path';
+import test from 'ava';
+import { build } from '../helpers/build.js';
+import { drain } from '../helpers/drain.js';
+import { startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
+import { commitFile, git, ok, refOnServer, remote, scratch } from '../git/git-client.js';
+
+/**
+ * What the branch view tells a user (`user_can_push`, `user_can_merge`) is what the operations then do: git push,
+ * a commit through the contents API, a merge. Each pair is read from the same rule (db/models/code/branch-protection.ts).
+ */
+
+interface Org {
+  hearth: TestHearth;
+  owner: TestUser;
+}
+
+async function orgRepo(t: Parameters<typeof startHearth>[0]): Promise<Org & { repo: Awaited<ReturnType<typeof build.repo>>; org: Awaited<ReturnType<typeof build.org>> }> {
+  const hearth = await startHearth(t);
+  const owner = await hearth.createUser('owner');
+  const org = await build.org(hearth, owner, { name: 'acme' });
+  const repo = await build.repo(hearth, org, { name: 'proj', autoInit: true });
+  return { hearth, owner, org, repo };
+}
+
+const branchView = async (hearth: TestHearth, who: TestUser): Promise<{ user_can_push: boolean; user_can_merge: boolean }> => {
+  const answer = await hearth.call('GET', '/repos/acme/proj/branches/main', { auth: who.bearer });
+  if (answer.status !== 200) throw new Error(JSON.stringify(answer.body));
+  return answer.body;
+};
+
+/** A git push of one new commit to main as `who`: whether the server's main moved to it. */
+async function gitPushes(t: Parameters<typeof startHearth>[0], hearth: TestHearth, who: TestUser, file: string): Promise<boolean> {
+  const home = scratch(t);
+  await ok(git(home, ['clone', '--quiet', remote(hearth, 'acme', 'proj'), 'work']));
+  const work = path.join(home, 'work');
+  const next = await commitFile(home, work, file, `${file} by ${who.user.name}\n`);
+  await git(home, ['push', remote(hearth, 'acme', 'proj', { user: who.user.name, secret: who.token }), 'main'], work);
+  await drain(hearth, 'branch-sync');
+  return (await refOnServer(hearth, 'acme', 'proj', 'refs/heads/main')) === next;
+}
+
+/** A new file on main through the contents API as `who`: whether it was committed (and main holds it). */
+async function contentsCommits(hearth: TestHearth, who: TestUser, file: string): Promise<boolean> {
+  const before = await refOnServer(hearth, 'acme', 'proj', 'refs/heads/main');
+  const answer = await hearth.call('POST', `/repos/acme/proj/contents/${file}`, {
+    auth: who.bearer, body: { branch: 'main', content: Buffer.from(`${file}\n`).toString('base64') },
+  });
+  const after = await refOnServer(hearth, 'acme', 'proj', 'refs/heads/main');
+  if (answer.status === 201) return after === answer.body.commit.sha;
+  if (after !== before) throw new Error('a refused commit moved main');
+  return false;
+}
+
+test('the push whitelist: user_can_push is what git push and the contents API do, for a listed user, a listed team and a writer off it', async (t) => {
+  const { hearth, owner, org, repo } = await orgRepo(t);
+  const listed = await hearth.createUser('listed');
+  const teamed = await hearth.createUser('teamed');
+  const writer = await hearth.createUser('writer');
+  await build.team(hearth, org, { name: 'pushers', permission: 'write', members: [teamed], repos: [repo] });
+  await build.team(hearth, org, { name: 'writers', permission: 'write', members: [listed, writer], repos: [repo] });
+  const rule = await hearth.call('POST', '/repos/acme/proj/branch_protections', {
+    auth: owner.bearer, body: { rule_name: 'main', enable_push: true, enable_push_whitelist: true, push_whitelist_usernames: ['listed'], push_whitelist_teams: ['pushers'] },
+  });
+  t.is(rule.status, 201, JSON.stringify(rule.body));
+
+  for (const [who, expected] of [[listed, true], [teamed, true], [writer, false]] as const) {
+    const view = await branchView(hearth, who);
+    t.is(view.user_can_push, expected, `${who.user.name}: the view`);
+    t.is(await gitPushes(t, hearth, who, `git-${who.user.name}.txt`), expected, `${who.user.name}: git push`);
+    t.is(await contentsCommits(hearth, who, `api-${who.user.name}.txt`), expected, `${who.user.name}: the contents API`);
+  }
+});
+
+test('a team that only reads the code: the view says no push and no merge, as git, the contents API and the merge answer', async (t) => {
+  const { hearth, owner, org, repo } = await orgRepo(t);
+  const reviewer = await hearth.createUser('reviewer');
+  await build.team(hearth, org, {
+    name: 'triage', permission: 'write', unitsMap: { 'repo.code': 'read', 'repo.issues': 'write', 'repo.pulls': 'write' }, members: [reviewer], repos: [repo],
+  });
+  await build.commit(hearth, repo, { files: { 'f.txt': 'f\n' }, newBranch: 'feature' });
+  await drain(hearth, 'branch-sync');
+  t.is((await hearth.call('POST', '/repos/acme/proj/pulls', { auth: owner.bearer, body: { head: 'feature', base: 'main', title: 'F' } })).status, 201);
+
+  // without a rule, then under one that lets every writer push and merge
+  for (const protectedNow of [false, true]) {
+    if (protectedNow) {
+      t.is((await hearth.call('POST', '/repos/acme/proj/branch_protections', { auth: owner.bearer, body: { rule_name: 'main', enable_push: true } })).status, 201);
+    }
+    const view = await branchView(hearth, reviewer);
+    t.false(view.user_can_push, `protected: ${protectedNow}`);
+    t.false(view.user_can_merge, `protected: ${protectedNow}`);
+    t.false(await gitPushes(t, hearth, reviewer, `git-${protectedNow}.txt`));
+    t.false(await contentsCommits(hearth, reviewer, `api-${protectedNow}.txt`));
+    const merge = await hearth.call('POST', '/repos/acme/proj/pulls/1/merge', { auth: reviewer.bearer, body: { Do: 'merge' } });
+    t.is(merge.status, 405, JSON.stringify(merge.body));
+  }
+  t.is((await hearth.call('GET', '/repos/acme/proj/pulls/1/merge')).status, 404);
+});
+
+test('protected file patterns: a file the contents API refuses is one a merge is refused for, matched as Gitea globs them', async (t) => {
+  const { hearth, owner, repo } = await orgRepo(t);
+  const rule = await hearth.call('POST', '/repos/acme/proj/branch_protections', {
+    auth: owner.bearer, body: { rule_name: 'main', enable_push: true, protected_file_patterns: '*.md' },
+  });
+  t.is(rule.status, 201, JSON.stringify(rule.body));
+  // `.` separates like `/`: `*.md` is guide.md, not notes.v2.md (Gitea's getFilePatterns)
+  for (const [file, isProtected] of [['guide.md', true], ['notes.v2.md', false]] as const) {
+    const branch = `change-${file.toLowerCase().replace(/\W/g, '-')}`;
+    await build.commit(hearth, repo, { files: { [file]: 'changed\n' }, newBranch: branch });
+    await drain(hearth, 'branch-sync');
+    const pull = await hearth.call('POST', '/repos/acme/proj/pulls', { auth: owner.bearer, body: { head: branch, base: 'main', title: file } });
+    t.is(pull.status, 201);
+
+    const write = await hearth.call('POST', `/repos/acme/proj/contents/${file}`, {
+      auth: owner.bearer, body: { branch: 'main', content: Buffer.from('changed\n').toString('base64') },
+    });
+    t.is(write.status, isProtected ? 403 : 201, `${file}: ${JSON.stringify(write.body)}`);
+    if (isProtected) t.is(write.body.message, `path is protected and can not be changed [path: ${file}]`);
+
+    const merge = await hearth.call('POST', `/repos/acme/proj/pulls/${pull.body.number}/merge`, { auth: owner.bearer, body: { Do: 'merge' } });
+    t.is(merge.status, isProtected ? 405 : 200, `${file}: ${JSON.stringify(merge.body)}`);
+    if (isProtected) t.regex(merge.body.message, /Changed protected files/);
+    const merged = (await hearth.call('GET', `/repos/acme/proj/pulls/${pull.body.number}`)).body;
+    t.is(merged.merged, !isProtected);
+  }
+});
