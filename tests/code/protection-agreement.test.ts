@@ -72,12 +72,14 @@ test('the push whitelist: user_can_push is what git push and the contents API do
   }
 });
 
-test('a team that only reads the code: the view says no push and no merge, as git, the contents API and the merge answer', async (t) => {
+test('teams that write other units but not the code: the view says no push and no merge, as git, the contents API and the merge answer', async (t) => {
   const { hearth, owner, org, repo } = await orgRepo(t);
   const reviewer = await hearth.createUser('reviewer');
+  const issuer = await hearth.createUser('issuer');
   await build.team(hearth, org, {
     name: 'triage', permission: 'write', unitsMap: { 'repo.code': 'read', 'repo.issues': 'write', 'repo.pulls': 'write' }, members: [reviewer], repos: [repo],
   });
+  await build.team(hearth, org, { name: 'tracker', permission: 'write', units: ['repo.issues', 'repo.pulls'], members: [issuer], repos: [repo] });
   await build.commit(hearth, repo, { files: { 'f.txt': 'f\n' }, newBranch: 'feature' });
   await drain(hearth, 'branch-sync');
   t.is((await hearth.call('POST', '/repos/acme/proj/pulls', { auth: owner.bearer, body: { head: 'feature', base: 'main', title: 'F' } })).status, 201);
@@ -87,13 +89,16 @@ test('a team that only reads the code: the view says no push and no merge, as gi
     if (protectedNow) {
       t.is((await hearth.call('POST', '/repos/acme/proj/branch_protections', { auth: owner.bearer, body: { rule_name: 'main', enable_push: true } })).status, 201);
     }
-    const view = await branchView(hearth, reviewer);
-    t.false(view.user_can_push, `protected: ${protectedNow}`);
-    t.false(view.user_can_merge, `protected: ${protectedNow}`);
-    t.false(await gitPushes(t, hearth, reviewer, `git-${protectedNow}.txt`));
-    t.false(await contentsCommits(hearth, reviewer, `api-${protectedNow}.txt`));
-    const merge = await hearth.call('POST', '/repos/acme/proj/pulls/1/merge', { auth: reviewer.bearer, body: { Do: 'merge' } });
-    t.is(merge.status, 405, JSON.stringify(merge.body));
+    for (const who of [reviewer, issuer]) {
+      const label = `${who.user.name}, protected: ${protectedNow}`;
+      const view = await branchView(hearth, who);
+      t.false(view.user_can_push, label);
+      t.false(view.user_can_merge, label);
+      t.false(await gitPushes(t, hearth, who, `git-${who.user.name}-${protectedNow}.txt`), label);
+      t.false(await contentsCommits(hearth, who, `api-${who.user.name}-${protectedNow}.txt`), label);
+      const merge = await hearth.call('POST', '/repos/acme/proj/pulls/1/merge', { auth: who.bearer, body: { Do: 'merge' } });
+      t.is(merge.status, 405, `${label}: ${JSON.stringify(merge.body)}`);
+    }
   }
   t.is((await hearth.call('GET', '/repos/acme/proj/pulls/1/merge')).status, 404);
 });

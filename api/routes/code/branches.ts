@@ -67,7 +67,7 @@ export const branchRoutes = [
   }),
   route({
     method: 'post', path: '/repos/{owner}/{repo}/branches', operationId: 'repoCreateBranch', summary: 'Create a branch', tag: 'repository',
-    scope: 'write:repository', signedIn: true, repo: { mode: 'write' }, body: createBranchBody,
+    scope: 'write:repository', signedIn: true, repo: { unit: 'repo.code', mode: 'write' }, body: createBranchBody,
     responses: { 201: 'Branch', 403: 'forbidden', 404: 'notFound', 409: 'error', 422: 'validationError', 423: 'repoArchivedError' },
     handle: async ({ deps, repo, doer, body }) => {
       assertBranchesWritable(repo.repo);
@@ -88,7 +88,7 @@ export const branchRoutes = [
   }),
   route({
     method: 'delete', path: '/repos/{owner}/{repo}/branches/{branch}', rest: 'branch', operationId: 'repoDeleteBranch', summary: 'Delete a specific branch from a repository', tag: 'repository',
-    scope: 'write:repository', signedIn: true, repo: { mode: 'write' }, responses: { 204: 'empty', 403: 'error', 404: 'notFound', 423: 'repoArchivedError' },
+    scope: 'write:repository', signedIn: true, repo: { unit: 'repo.code', mode: 'write' }, responses: { 204: 'empty', 403: 'error', 404: 'notFound', 423: 'repoArchivedError' },
     handle: async ({ deps, repo, doer, params }) => {
       assertBranchesWritable(repo.repo);
       await inTx(deps, (tx) => deleteBranch(tx, deps.git, repo.repo, doer, params.branch));

@@ -51,7 +51,8 @@ const changeFilesBody = z.object({
 });
 const diffPatchBody = z.object({ ...fileOptions, content: z.string().min(1), sha: refName().optional() });
 const refQuery = z.object({ ref: refName().optional() });
-const repoWriter = { mode: 'write' } as const;
+/** Gitea's reqRepoBranchWriter: writing the code (a branch's own rule is checked by the write). */
+const repoWriter = { unit: 'repo.code', mode: 'write' } as const;
 
 /** What a read of the repository's files needs from the request. */
 interface FileRead {
