@@ -130,3 +130,31 @@ test('protected file patterns: a file the contents API refuses is one a merge is
     t.is(merged.merged, !isProtected);
   }
 });
+
+test('the approvals whitelist: a review is shown official exactly when its approval counts towards the required approvals', async (t) => {
+  const { hearth, owner, org, repo } = await orgRepo(t);
+  const listed = await hearth.createUser('listed');
+  const writer = await hearth.createUser('writer');
+  await build.team(hearth, org, { name: 'writers', permission: 'write', units: ['repo.code', 'repo.pulls'], members: [listed, writer], repos: [repo] });
+  const rule = await hearth.call('POST', '/repos/acme/proj/branch_protections', {
+    auth: owner.bearer, body: { rule_name: 'main', enable_push: true, required_approvals: 1, enable_approvals_whitelist: true, approvals_whitelist_username: ['listed'] },
+  });
+  t.is(rule.status, 201, JSON.stringify(rule.body));
+  await build.commit(hearth, repo, { files: { 'f.txt': 'f\n' }, newBranch: 'feature' });
+  await drain(hearth, 'branch-sync');
+  t.is((await hearth.call('POST', '/repos/acme/proj/pulls', { auth: owner.bearer, body: { head: 'feature', base: 'main', title: 'F' } })).status, 201);
+
+  const byWriter = await hearth.call('POST', '/repos/acme/proj/pulls/1/reviews', { auth: writer.bearer, body: { event: 'APPROVED' } });
+  t.is(byWriter.status, 200, JSON.stringify(byWriter.body));
+  t.false(byWriter.body.official);
+  const early = await hearth.call('POST', '/repos/acme/proj/pulls/1/merge', { auth: owner.bearer, body: { Do: 'merge' } });
+  t.is(early.status, 405);
+  t.regex(early.body.message, /Does not have enough approvals/);
+
+  const byListed = await hearth.call('POST', '/repos/acme/proj/pulls/1/reviews', { auth: listed.bearer, body: { event: 'APPROVED' } });
+  t.true(byListed.body.official);
+  const shown = (await hearth.call('GET', '/repos/acme/proj/pulls/1/reviews', { auth: owner.bearer })).body as Array<{ user: { login: string }; official: boolean }>;
+  t.deepEqual(shown.map((r) => [r.user.login, r.official]), [['writer', false], ['listed', true]]);
+  t.is((await hearth.call('POST', '/repos/acme/proj/pulls/1/merge', { auth: owner.bearer, body: { Do: 'merge' } })).status, 200);
+  t.is((await hearth.call('GET', '/repos/acme/proj/pulls/1/merge')).status, 204);
+});
