@@ -9,7 +9,7 @@ import { inTx } from '../../db/data-source.js';
 import { forbidden, HttpError, notFound, unauthorized, unsupportedMediaType } from '../../db/errors.js';
 import { gitEnv, runGit } from '../../db/git/run.js';
 import { accessModeOf, wikiModeOf } from '../../db/models/access.js';
-import { judgePush, type RefUpdate } from '../../db/models/code/branch-protection.js';
+import { judgePush, protectedFileRefusal, type RefUpdate } from '../../db/models/code/branch-protection.js';
 import { recordRefUpdates } from '../../db/models/code/ref-updates.js';
 import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repos/repo-row.js';
 import { findRedirect, findRepo } from '../../db/models/repos/repos.js';
@@ -20,7 +20,7 @@ import type { Caller } from '../auth/caller.js';
 import type { Deps } from '../deps.js';
 import { doerOf } from '../context/user.js';
 import { encodePkt, flushPkt } from './pkt-line.js';
-import { fastForwardOnlyVariable, installHooks } from './pre-receive-hook.js';
+import { answerPathChecks, fastForwardOnlyVariable, installHooks } from './pre-receive-hook.js';
 import { readCommandList, refusalResponse, ReportReader, sidebandSize, type PushRequest } from './push-commands.js';
 import { isLookupName } from '../http/path-params.js';
 
@@ -106,13 +106,20 @@ export function gitSmartHttp(deps: Deps): Router {
       return;
     }
     const report = new ReportReader(sidebandSize(request.capabilities) > 0);
-    await runStreaming(deps, {
-      args: ['-c', `core.hooksPath=${await hooksDir()}`, 'receive-pack', '--stateless-rpc', target.dir],
-      dir: target.dir,
-      env: { [fastForwardOnlyVariable]: verdict.fastForwardOnly.join(' ') },
-      prefix: head,
-      onOutput: (chunk) => report.feed(chunk),
-    }, body, res);
+    const pathChecks = verdict.fileChecks.size > 0
+      ? await answerPathChecks([...verdict.fileChecks.keys()], (ref, paths) => protectedFileRefusal(verdict.fileChecks.get(ref)!, ref.slice('refs/heads/'.length), paths))
+      : null;
+    try {
+      await runStreaming(deps, {
+        args: ['-c', `core.hooksPath=${await hooksDir()}`, 'receive-pack', '--stateless-rpc', target.dir],
+        dir: target.dir,
+        env: { [fastForwardOnlyVariable]: verdict.fastForwardOnly.join(' '), ...pathChecks?.env },
+        prefix: head,
+        onOutput: (chunk) => report.feed(chunk),
+      }, body, res);
+    } finally {
+      await pathChecks?.stop();
+    }
     const accepted = report.reported
       ? request.commands.filter((c) => report.updated.has(c.ref))
       : await commandsNowOnDisk(target.dir, request);

@@ -29,16 +29,19 @@ const branchView = async (hearth: TestHearth, who: TestUser): Promise<{ user_can
   return answer.body;
 };
 
-/** A git push of one new commit to main as `who`: whether the server's main moved to it. */
-async function gitPushes(t: Parameters<typeof startHearth>[0], hearth: TestHearth, who: TestUser, file: string): Promise<boolean> {
+/** A git push of one new commit to main as `who`: whether the server's main moved to it, and what git printed. */
+async function gitPush(t: Parameters<typeof startHearth>[0], hearth: TestHearth, who: TestUser, file: string): Promise<{ moved: boolean; stderr: string }> {
   const home = scratch(t);
   await ok(git(home, ['clone', '--quiet', remote(hearth, 'acme', 'proj'), 'work']));
   const work = path.join(home, 'work');
   const next = await commitFile(home, work, file, `${file} by ${who.user.name}\n`);
-  await git(home, ['push', remote(hearth, 'acme', 'proj', { user: who.user.name, secret: who.token }), 'main'], work);
+  const pushed = await git(home, ['push', remote(hearth, 'acme', 'proj', { user: who.user.name, secret: who.token }), 'main'], work);
   await drain(hearth, 'branch-sync');
-  return (await refOnServer(hearth, 'acme', 'proj', 'refs/heads/main')) === next;
+  return { moved: (await refOnServer(hearth, 'acme', 'proj', 'refs/heads/main')) === next, stderr: pushed.stderr };
 }
+
+const gitPushes = async (t: Parameters<typeof startHearth>[0], hearth: TestHearth, who: TestUser, file: string): Promise<boolean> =>
+  (await gitPush(t, hearth, who, file)).moved;
 
 /** A new file on main through the contents API as `who`: whether it was committed (and main holds it). */
 async function contentsCommits(hearth: TestHearth, who: TestUser, file: string): Promise<boolean> {
@@ -103,7 +106,7 @@ test('teams that write other units but not the code: the view says no push and n
   t.is((await hearth.call('GET', '/repos/acme/proj/pulls/1/merge')).status, 404);
 });
 
-test('protected file patterns: a file the contents API refuses is one a merge is refused for, matched as Gitea globs them', async (t) => {
+test('protected file patterns: a file the contents API refuses is one a merge and a git push are refused for, matched as Gitea globs them', async (t) => {
   const { hearth, owner, repo } = await orgRepo(t);
   const rule = await hearth.call('POST', '/repos/acme/proj/branch_protections', {
     auth: owner.bearer, body: { rule_name: 'main', enable_push: true, protected_file_patterns: '*.md' },
@@ -128,7 +131,23 @@ test('protected file patterns: a file the contents API refuses is one a merge is
     if (isProtected) t.regex(merge.body.message, /Changed protected files/);
     const merged = (await hearth.call('GET', `/repos/acme/proj/pulls/${pull.body.number}`)).body;
     t.is(merged.merged, !isProtected);
+
+    // git push, by someone the rule lets push, is held to the same patterns (Gitea's pre-receive)
+    const pushed = await gitPush(t, hearth, owner, file);
+    t.is(pushed.moved, !isProtected, `${file}: ${pushed.stderr}`);
+    if (isProtected) t.regex(pushed.stderr, new RegExp(`remote: Hearth: branch main is protected from changing file ${file.replace('.', '\\.')}`));
   }
+  // a push touching a protected file among others is refused whole
+  const home = scratch(t);
+  await ok(git(home, ['clone', '--quiet', remote(hearth, 'acme', 'proj'), 'work']));
+  const work = path.join(home, 'work');
+  await commitFile(home, work, 'plain.txt', 'plain\n');
+  await commitFile(home, work, 'Other.MD', 'other\n');
+  const before = await refOnServer(hearth, 'acme', 'proj', 'refs/heads/main');
+  const mixed = await git(home, ['push', remote(hearth, 'acme', 'proj', { user: 'owner', secret: owner.token }), 'main'], work);
+  t.not(mixed.code, 0);
+  t.regex(mixed.stderr, /protected from changing file Other\.MD/, 'the path as pushed, matched without case');
+  t.is(await refOnServer(hearth, 'acme', 'proj', 'refs/heads/main'), before);
 });
 
 test('the approvals whitelist: a review is shown official exactly when its approval counts towards the required approvals', async (t) => {

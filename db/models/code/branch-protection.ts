@@ -181,6 +181,11 @@ export interface PushVerdict {
   refusals: Map<string, string>;
   /** Protected branches this push updates: the update must be a fast-forward, checked once the objects arrived. */
   fastForwardOnly: string[];
+  /**
+   * Protected branches this push updates whose rule protects files, with their rule: the pushed commits may not change
+   * one (protectedFileRefusal), checked once the objects arrived.
+   */
+  fileChecks: Map<string, ProtectionRow>;
 }
 
 /**
@@ -190,7 +195,7 @@ export interface PushVerdict {
  * protected refs that are updated are returned for a fast-forward check after the pack is unpacked.
  */
 export async function judgePush(db: Queryable, repo: RepoRow, user: UserRow, mode: AccessMode, commands: RefUpdate[]): Promise<PushVerdict> {
-  const verdict: PushVerdict = { refusals: new Map(), fastForwardOnly: [] };
+  const verdict: PushVerdict = { refusals: new Map(), fastForwardOnly: [], fileChecks: new Map() };
   const branchCommands = commands.filter((c) => c.ref.startsWith('refs/heads/'));
   const rules = branchCommands.length ? await listProtections(db, repo.id) : [];
   const teamIds = await whitelistedTeamIds(db, user, rules);
@@ -210,9 +215,19 @@ export async function judgePush(db: Queryable, repo: RepoRow, user: UserRow, mod
     if (!rule) continue;
     if (deleting) verdict.refusals.set(command.ref, `branch ${branch} is protected from deletion`);
     else if (!canUserPush(rule, user, mode, teamIds)) verdict.refusals.set(command.ref, `Not allowed to push to protected branch ${branch}`);
-    else if (!isZeroSha(command.oldSha)) verdict.fastForwardOnly.push(command.ref);
+    else if (!isZeroSha(command.oldSha)) {
+      verdict.fastForwardOnly.push(command.ref);
+      if (filePatterns(rule.protected_file_patterns).length > 0) verdict.fileChecks.set(command.ref, rule);
+    }
   }
   return verdict;
+}
+
+/** Gitea's pre-receive CheckFileProtection: the refusal of a push to `branch` whose commits change `paths` (in git's order), or null. */
+export function protectedFileRefusal(rule: ProtectionRow, branch: string, paths: string[]): string | null {
+  const patterns = filePatterns(rule.protected_file_patterns);
+  const changed = paths.find((path) => matchesFilePattern(patterns, path));
+  return changed === undefined ? null : `branch ${branch} is protected from changing file ${changed}`;
 }
 
 // ---------------------------------------------------------------- reading and writing rules
