@@ -9,7 +9,7 @@ import { inTx } from '../../db/data-source.js';
 import { forbidden, HttpError, notFound, unauthorized, unsupportedMediaType } from '../../db/errors.js';
 import { gitEnv, runGit } from '../../db/git/run.js';
 import { accessModeOf, wikiModeOf } from '../../db/models/access.js';
-import { judgePush, protectedFileRefusal, type RefUpdate } from '../../db/models/code/branch-protection.js';
+import { judgePush, pushedPathsRefusal, type RefUpdate } from '../../db/models/code/branch-protection.js';
 import { recordRefUpdates } from '../../db/models/code/ref-updates.js';
 import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repos/repo-row.js';
 import { findRedirect, findRepo } from '../../db/models/repos/repos.js';
@@ -98,6 +98,8 @@ export function gitSmartHttp(deps: Deps): Router {
     const { head, request } = await readCommandList(body, commandListLimit);
     const pusher = doerOf(res.locals.caller as Caller);
     const verdict = await judgePush(deps.db, target.repo, pusher, target.mode, request.commands);
+    // the refusals the pushed paths may lift are decided by the hook's question instead
+    for (const ref of verdict.fileChecks.keys()) verdict.refusals.delete(ref);
     res.status(200).set(noCache).type('application/x-git-receive-pack-result');
     if (verdict.refusals.size > 0) {
       body.resume();
@@ -107,7 +109,7 @@ export function gitSmartHttp(deps: Deps): Router {
     }
     const report = new ReportReader(sidebandSize(request.capabilities) > 0);
     const pathChecks = verdict.fileChecks.size > 0
-      ? await answerPathChecks([...verdict.fileChecks.keys()], (ref, paths) => protectedFileRefusal(verdict.fileChecks.get(ref)!, ref.slice('refs/heads/'.length), paths))
+      ? await answerPathChecks([...verdict.fileChecks.keys()], (ref, paths) => pushedPathsRefusal(verdict.fileChecks.get(ref)!, paths))
       : null;
     try {
       await runStreaming(deps, {

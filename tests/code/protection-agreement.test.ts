@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { build } from '../helpers/build.js';
@@ -29,12 +30,18 @@ const branchView = async (hearth: TestHearth, who: TestUser): Promise<{ user_can
   return answer.body;
 };
 
-/** A git push of one new commit to main as `who`: whether the server's main moved to it, and what git printed. */
-async function gitPush(t: Parameters<typeof startHearth>[0], hearth: TestHearth, who: TestUser, file: string): Promise<{ moved: boolean; stderr: string }> {
+/** A git push of one new commit to main as `who` (changing `file`, and `also`): whether the server's main moved to it, and what git printed. */
+async function gitPush(
+  t: Parameters<typeof startHearth>[0], hearth: TestHearth, who: TestUser, file: string, ...also: string[]
+): Promise<{ moved: boolean; stderr: string }> {
   const home = scratch(t);
   await ok(git(home, ['clone', '--quiet', remote(hearth, 'acme', 'proj'), 'work']));
   const work = path.join(home, 'work');
-  const next = await commitFile(home, work, file, `${file} by ${who.user.name}\n`);
+  let next = '';
+  for (const changed of [...also, file]) {
+    mkdirSync(path.dirname(path.join(work, changed)), { recursive: true });
+    next = await commitFile(home, work, changed, `${changed} by ${who.user.name}\n`);
+  }
   const pushed = await git(home, ['push', remote(hearth, 'acme', 'proj', { user: who.user.name, secret: who.token }), 'main'], work);
   await drain(hearth, 'branch-sync');
   return { moved: (await refOnServer(hearth, 'acme', 'proj', 'refs/heads/main')) === next, stderr: pushed.stderr };
@@ -176,4 +183,28 @@ test('the approvals whitelist: a review is shown official exactly when its appro
   t.deepEqual(shown.map((r) => [r.user.login, r.official]), [['writer', false], ['listed', true]]);
   t.is((await hearth.call('POST', '/repos/acme/proj/pulls/1/merge', { auth: owner.bearer, body: { Do: 'merge' } })).status, 200);
   t.is((await hearth.call('GET', '/repos/acme/proj/pulls/1/merge')).status, 204);
+});
+
+test('unprotected file patterns: a pusher off the push whitelist pushes only unprotected files, by git as by the contents API', async (t) => {
+  const { hearth, owner, org, repo } = await orgRepo(t);
+  const writer = await hearth.createUser('writer');
+  await build.team(hearth, org, { name: 'writers', permission: 'write', members: [writer], repos: [repo] });
+  const rule = await hearth.call('POST', '/repos/acme/proj/branch_protections', {
+    auth: owner.bearer, body: { rule_name: 'main', enable_push: true, enable_push_whitelist: true, push_whitelist_usernames: [], unprotected_file_patterns: 'docs/**' },
+  });
+  t.is(rule.status, 201, JSON.stringify(rule.body));
+  t.false((await branchView(hearth, writer)).user_can_push, 'off the whitelist: not a pusher of the branch as such');
+
+  t.true((await gitPush(t, hearth, writer, 'docs/guide.txt')).moved);
+  t.true(await contentsCommits(hearth, writer, 'docs/api.txt'));
+
+  const code = await gitPush(t, hearth, writer, 'src.txt');
+  t.false(code.moved);
+  t.regex(code.stderr, /remote: Hearth: Not allowed to push to protected branch main/);
+  t.false(await contentsCommits(hearth, writer, 'src2.txt'));
+
+  const mixed = await gitPush(t, hearth, writer, 'docs/more.txt', 'src3.txt');
+  t.false(mixed.moved, 'one file outside the patterns refuses the push');
+  const files = await ok(git(scratch(t), ['--git-dir', hearth.deps.git.pathOf('acme', 'proj'), 'ls-tree', '-r', '--name-only', 'main']));
+  t.deepEqual(files.trim().split('\n').sort(), ['README.md', 'docs/api.txt', 'docs/guide.txt']);
 });

@@ -182,10 +182,18 @@ export interface PushVerdict {
   /** Protected branches this push updates: the update must be a fast-forward, checked once the objects arrived. */
   fastForwardOnly: string[];
   /**
-   * Protected branches this push updates whose rule protects files, with their rule: the pushed commits may not change
-   * one (protectedFileRefusal), checked once the objects arrived.
+   * Protected branches this push updates whose answer depends on the paths it changes, decided by pushedPathsRefusal
+   * once the objects arrived: a rule with protected files, or a pusher the rule does not let push under a rule with
+   * unprotected files. Such a pusher's ref also stays in `refusals`, so a caller that cannot check paths refuses it.
    */
-  fileChecks: Map<string, ProtectionRow>;
+  fileChecks: Map<string, PathCheck>;
+}
+
+/** What a push's changed paths are checked against: the branch, its rule, and whether the rule lets the pusher push. */
+export interface PathCheck {
+  branch: string;
+  rule: ProtectionRow;
+  canPush: boolean;
 }
 
 /**
@@ -213,21 +221,34 @@ export async function judgePush(db: Queryable, repo: RepoRow, user: UserRow, mod
     }
     const rule = effectiveProtection(rules, branch);
     if (!rule) continue;
-    if (deleting) verdict.refusals.set(command.ref, `branch ${branch} is protected from deletion`);
-    else if (!canUserPush(rule, user, mode, teamIds)) verdict.refusals.set(command.ref, `Not allowed to push to protected branch ${branch}`);
-    else if (!isZeroSha(command.oldSha)) {
-      verdict.fastForwardOnly.push(command.ref);
-      if (filePatterns(rule.protected_file_patterns).length > 0) verdict.fileChecks.set(command.ref, rule);
+    if (deleting) {
+      verdict.refusals.set(command.ref, `branch ${branch} is protected from deletion`);
+      continue;
     }
+    const canPush = canUserPush(rule, user, mode, teamIds);
+    if (!canPush) verdict.refusals.set(command.ref, `Not allowed to push to protected branch ${branch}`);
+    // a new branch is not checked for paths (Gitea diffs it from where it leaves its base); it must not bypass a refusal
+    if (isZeroSha(command.oldSha)) continue;
+    const byPaths = canPush ? filePatterns(rule.protected_file_patterns).length > 0 : filePatterns(rule.unprotected_file_patterns).length > 0;
+    if (canPush || byPaths) verdict.fastForwardOnly.push(command.ref);
+    if (byPaths) verdict.fileChecks.set(command.ref, { branch, rule, canPush });
   }
   return verdict;
 }
 
-/** Gitea's pre-receive CheckFileProtection: the refusal of a push to `branch` whose commits change `paths` (in git's order), or null. */
-export function protectedFileRefusal(rule: ProtectionRow, branch: string, paths: string[]): string | null {
-  const patterns = filePatterns(rule.protected_file_patterns);
-  const changed = paths.find((path) => matchesFilePattern(patterns, path));
-  return changed === undefined ? null : `branch ${branch} is protected from changing file ${changed}`;
+/**
+ * Gitea's pre-receive checks of a protected branch's changed paths (`paths` in git's order): no protected file may
+ * change; a pusher the rule does not let push may still push commits that change unprotected files only. The refusal
+ * the client is told, or null.
+ */
+export function pushedPathsRefusal({ branch, rule, canPush }: PathCheck, paths: string[]): string | null {
+  const protectedFiles = filePatterns(rule.protected_file_patterns);
+  const changed = paths.find((path) => matchesFilePattern(protectedFiles, path));
+  if (changed !== undefined) return `branch ${branch} is protected from changing file ${changed}`;
+  if (canPush) return null;
+  const unprotected = filePatterns(rule.unprotected_file_patterns);
+  if (unprotected.length > 0 && paths.every((path) => matchesFilePattern(unprotected, path))) return null;
+  return `Not allowed to push to protected branch ${branch}`;
 }
 
 // ---------------------------------------------------------------- reading and writing rules
