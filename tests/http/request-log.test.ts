@@ -25,7 +25,7 @@ test('a request is logged with the path as requested, /api/v1 included, and the 
   });
   const server = createServer(createApp({ ...hearth.deps, log: pino({ level: 'info' }, sink) }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise((resolve) => server.close(resolve)));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const requestLines = (): LogLine[] => lines.filter((line) => line.msg === 'request');
 
