@@ -25,6 +25,9 @@ export function errorHandler(log: Logger, rootUrl: string) {
   };
 }
 
+/** A path longer than this (fuzzers send 200 KB) is logged cut. */
+const maxLoggedPath = 2048;
+
 /**
  * Where a request went, for the log: its method, its path as the client sent it (the query string left out, as it may
  * carry a token) and the route that answered it: an API route's declared path (`/api/v1/orgs/{org}`), another
@@ -32,7 +35,8 @@ export function errorHandler(log: Logger, rootUrl: string) {
  */
 export function requestPlace(req: Request, res: Response): { method: string; path: string; route: string } {
   const query = req.originalUrl.indexOf('?');
-  const path = query === -1 ? req.originalUrl : req.originalUrl.slice(0, query);
+  const sent = query === -1 ? req.originalUrl : req.originalUrl.slice(0, query);
+  const path = sent.length > maxLoggedPath ? `${sent.slice(0, maxLoggedPath)}…` : sent;
   const declared = res.locals.declaredPath as string | undefined;
   const route = declared ?? (req.route ? `${req.baseUrl}${req.route.path as string}` : '(unmatched)');
   return { method: req.method, path, route };

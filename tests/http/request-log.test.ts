@@ -35,6 +35,7 @@ test('a request is logged with the path as requested, /api/v1 included, and the 
   t.is(refused.status, 401);
   t.is((await fetch(`${base}/api/v1/no/such/route`)).status, 404);
   t.is((await fetch(`${base}/api/v1/version`)).status, 200);
+  t.is((await fetch(`${base}/api/v1/users/${'x'.repeat(5000)}`)).status, 404);
   await new Promise((resolve) => setTimeout(resolve, 50));
 
   t.deepEqual(requestLines().map(({ method, path, route, status }) => ({ method, path, route, status })), [
@@ -42,6 +43,7 @@ test('a request is logged with the path as requested, /api/v1 included, and the 
     { method: 'POST', path: '/api/v1/repos/alice/nothing/issues/1/dependencies', route: '/api/v1/repos/{owner}/{repo}/issues/{index}/dependencies', status: 401 },
     { method: 'GET', path: '/api/v1/no/such/route', route: '(unmatched)', status: 404 },
     { method: 'GET', path: '/api/v1/version', route: '/api/v1/version', status: 200 },
+    { method: 'GET', path: `/api/v1/users/${'x'.repeat(2048 - '/api/v1/users/'.length)}…`, route: '/api/v1/users/{username}', status: 404 },
   ]);
   t.false(lines.some((line) => JSON.stringify(line).includes(alice.token)), 'a token in the query string is never logged');
 });
