@@ -121,12 +121,20 @@ test('a migration with service gitea (and gogs) reads labels, milestones, issues
   t.like((await get('/pulls/5/reviews'))[0], { state: 'APPROVED', body: 'ship it' });
   const timeline = (await get('/issues/4/timeline')).map((c: { type: string; body: string }) => `${c.type}: ${c.body}`);
   t.true(timeline.includes('review: not yet') && timeline.includes('review: looking better'), JSON.stringify(timeline));
-  t.deepEqual((await get('/issues/1/reactions')).map((r: { content: string }) => r.content), ['+1', '+1'], 'one per source account');
+  const firstReactions = await get('/issues/1/reactions');
+  t.deepEqual(firstReactions.map((r: { content: string }) => r.content), ['+1', '+1'], 'one per source account');
+  // shown as their authors at the source, as Gitea's ReactionList.LoadUsers does: `name(service)`, id -1
+  t.deepEqual(firstReactions.map((r: { user: { id: number; login: string } }) => `${r.user.id} ${r.user.login}`).sort(), ['-1 alice(gitea)', '-1 bob(gitea)']);
+  t.is(firstReactions[0].user.html_url, `${target.rootUrl}${firstReactions[0].user.login.replace('(', '%28').replace(')', '%29')}`);
+  t.is((await target.call('POST', '/repos/carol/copy/issues/1/reactions', { auth: carol.bearer, body: { content: '+1' } })).status, 201, 'the migrating user reacts in their own name');
+  t.deepEqual((await get('/issues/1/reactions')).map((r: { user: { login: string } }) => r.user.login).sort(), ['alice(gitea)', 'bob(gitea)', 'carol']);
+  const [copy] = await target.store.db.query<{ original_service_type: string }>(`SELECT original_service_type FROM repository WHERE name = 'copy'`);
+  t.is(copy.original_service_type, 'gitea');
   t.deepEqual((await get('/issues/4/reactions')).map((r: { content: string }) => r.content), ['heart']);
   const readyHere = (await get('/issues/4/comments'))[0];
   t.deepEqual((await get(`/issues/comments/${readyHere.id}/reactions`)).map((r: { content: string }) => r.content), ['laugh']);
   const reactionAuthors = await target.store.db.query<{ original_author: string }>(
-    `SELECT x.original_author FROM reaction x JOIN issue i ON i.id = x.issue_id JOIN repository r ON r.id = i.repo_id WHERE r.name = 'copy' ORDER BY x.original_author`,
+    `SELECT x.original_author FROM reaction x JOIN issue i ON i.id = x.issue_id JOIN repository r ON r.id = i.repo_id WHERE r.name = 'copy' AND x.original_author <> '' ORDER BY x.original_author`,
   );
   t.deepEqual(reactionAuthors.map((r) => r.original_author), ['alice', 'alice', 'alice', 'bob']);
 

@@ -119,7 +119,7 @@ export async function startMigration(tx: Tx, ctx: RepoContext & Pick<Services, '
     is_mirror: mirror,
     original_url: sanitizeAddress(input.clone_addr),
   });
-  const [repo] = await tx.query<RepoRow>('UPDATE repository SET status = 1 WHERE id = $1 RETURNING *', [created.id]);
+  const [repo] = await tx.query<RepoRow>('UPDATE repository SET status = 1, original_service_type = $2 WHERE id = $1 RETURNING *', [created.id, input.service ?? 'git']);
   if (mirror) {
     await tx.query(
       `INSERT INTO mirror (repo_id, interval_seconds, enable_prune, remote_address, credentials) VALUES ($1, $2, true, $3, $4)`,
