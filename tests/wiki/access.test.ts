@@ -101,7 +101,7 @@ test('names a page cannot have (`..`, `.`, `%2e%2e`, a trailing slash, `.git%2Fâ
   const pagesBefore = (await hearth.call('GET', '/repos/alice/tool/wiki/pages?limit=50')).body;
   const headBefore = (await hearth.call('GET', '/repos/alice/tool/wiki/page/Home')).body.last_commit.sha;
   const wrong: string[] = [];
-  for (const name of ['..', '.', '%2e%2e', '%2E', '.%2E', '%2e.', 'Home/', '.git%2Fconfig.md', 'x%2F.git%2FHEAD.md']) {
+  for (const name of ['..', '.', '%2e%2e', '%2E', '.%2E', '%2e.', 'Home/', '.git%2Fconfig.md', 'x%2F.git%2FHEAD.md', 'a/..', '../Home', 'Home/..']) {
     for (const [method, path, body] of [
       ['PATCH', '/page/', { title: 'Hijack', content_base64: b64('x') }], ['PATCH', '/page/', { content_base64: b64('x') }],
       ['DELETE', '/page/', undefined], ['GET', '/page/', undefined], ['GET', '/revisions/', undefined],
