@@ -32,7 +32,7 @@ const excluded: Array<{ key: string; path: RegExp; why: string }> = [
   { key: 'commit_url', path: /^\/api\/v1\/repos\/[^/]+\/[^/]+\/commits\/[0-9a-f]{40}$/, why: "Gitea 1.22 declares no GET /repos/{owner}/{repo}/commits/{sha} (its combined status carries no such link)" },
 ];
 
-async function seed(hearth: TestHearth): Promise<{ admin: TestUser; alice: TestUser; paths: string[] }> {
+async function seed(hearth: TestHearth): Promise<{ admin: TestUser; bob: TestUser; paths: string[] }> {
   const admin = await hearth.createUser('root', { admin: true });
   const alice = await hearth.createUser('alice');
   const bob = await hearth.createUser('bob');
@@ -92,25 +92,29 @@ async function seed(hearth: TestHearth): Promise<{ admin: TestUser; alice: TestU
     '/notifications?all=true', '/repos/alice/tool/activities/feeds', '/users/alice/activities/feeds', '/user/orgs', '/orgs/acme/repos', '/orgs/acme/members',
     '/repos/alice/tool/stargazers', '/users/bob/subscriptions', '/repos/alice/tool/assignees', '/repos/alice/tool/teams', '/repos/acme/shared/teams',
   ];
-  return { admin, alice, paths };
+  return { admin, bob, paths };
 }
 
 test('every *_url of the answers of a seeded instance answers a GET (none 404 or 5xx) for a caller who may read it', async (t) => {
   t.timeout(5 * 60_000);
   const hearth = await startHearth(t);
-  const { admin, paths } = await seed(hearth);
+  const { admin, bob, paths } = await seed(hearth);
   const root = hearth.rootUrl;
   const found = new Map<string, string>();
   const answered = new Map<string, number>();
-  const queue = paths.map((path) => `${root}api/v1${path}`);
+  // the site administrator reads everything; bob's own notifications are read as bob (and what they link to)
+  const queue: Array<[string, TestUser]> = [
+    ...paths.map((path): [string, TestUser] => [`${root}api/v1${path}`, admin]),
+    [`${root}api/v1/notifications?all=true`, bob], [`${root}api/v1/notifications?all=true&subject-type=pull`, bob], [`${root}api/v1/user`, bob],
+  ];
   const bad: string[] = [];
   const keys = new Set<string>();
   const used = new Set<(typeof excluded)[number]>();
-  for (const start of queue) found.set(start, 'seed');
+  for (const [start] of queue) found.set(start, 'seed');
   while (queue.length) {
-    const url = queue.shift()!;
+    const [url, caller] = queue.shift()!;
     if (answered.has(url)) continue;
-    const answer = await fetch(url, { headers: { Authorization: admin.bearer }, redirect: 'manual' });
+    const answer = await fetch(url, { headers: { Authorization: caller.bearer }, redirect: 'manual' });
     answered.set(url, answer.status);
     if (answer.status === 404 || answer.status >= 500) bad.push(`${answer.status} ${url} (${found.get(url)})`);
     if (!(answer.headers.get('content-type') ?? '').includes('json') || !url.startsWith(`${root}api/v1/`)) {
@@ -125,7 +129,7 @@ test('every *_url of the answers of a seeded instance answers a GET (none 404 or
       const path = link.slice(root.length - 1);
       const rule = excluded.find((r) => r.key === key && r.path.test(path));
       if (rule) used.add(rule);
-      else queue.push(link);
+      else queue.push([link, caller]);
     }
   }
   t.log(`${answered.size} links followed`);
@@ -133,7 +137,7 @@ test('every *_url of the answers of a seeded instance answers a GET (none 404 or
   t.deepEqual(excluded.filter((rule) => !used.has(rule)).map((rule) => rule.key), [], 'every exclusion meets a link');
   t.true(answered.size > 90, `${answered.size}`);
   t.log([...keys].sort().join(' '));
-  for (const key of ['browser_download_url', 'zipball_url', 'tarball_url', 'download_url', 'avatar_url', 'diff_url', 'patch_url', 'issue_url', 'pull_request_url']) {
+  for (const key of ['browser_download_url', 'zipball_url', 'tarball_url', 'download_url', 'avatar_url', 'diff_url', 'patch_url', 'issue_url', 'pull_request_url', 'latest_comment_url']) {
     t.true(keys.has(key), `some answer has ${key}`);
   }
 });
