@@ -3,7 +3,7 @@ import { authenticate } from './auth/authenticate.js';
 import { sudo } from './auth/sudo.js';
 import type { Deps } from './deps.js';
 import { assertUtf8, mergeRepeatedSlashes, refuseDeepBodies } from './http/request-checks.js';
-import { apiNotFound, errorHandler } from './http/errors.js';
+import { apiNotFound, errorHandler, requestPlace } from './http/errors.js';
 import { mountRoutes } from './http/mount.js';
 import { openApiDocument } from './openapi.js';
 import { apiRoutes } from './routes/index.js';
@@ -62,14 +62,17 @@ export function createApp(deps: Deps): Express {
   return app;
 }
 
-/** One line per request: method, route pattern, status, duration. Headers, bodies and query strings are never logged. */
+/**
+ * One line per request: method, the path as requested, the route it reached (for an API route the path its
+ * declaration spells, as Gitea's API description does), status, duration. Headers, bodies and query strings are
+ * never logged.
+ */
 function requestLog(deps: Deps) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const route = req.route ? `${req.baseUrl}${req.route.path as string}` : '(unmatched)';
-      deps.log.info({ method: req.method, route, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      deps.log.info({ ...requestPlace(req, res), status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
     });
     next();
   };

@@ -73,6 +73,7 @@ function routeHandler(definition: RouteDefinition, deps: Deps): (req: Request, r
     ? (definition.query ?? z.object({})).extend(paginationQuery)
     : definition.query;
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    res.locals.declaredPath = `${req.baseUrl}${definition.path}`;
     try {
       const caller = res.locals.caller as Caller;
       checkGuards(definition, caller);

@@ -2,7 +2,7 @@ import type { ReactionRow } from '../../db/models/issues/reactions.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import { renderPerson } from './issue.js';
 import { iso } from './time.js';
-import type { ApiUser, RenderContext } from './user.js';
+import { renderStandIn, type ApiUser, type RenderContext } from './user.js';
 
 /** The Reaction definition of the Gitea 1.22 API description. */
 export interface ApiReaction {
@@ -11,7 +11,12 @@ export interface ApiReaction {
   created_at: string;
 }
 
-/** A reaction with its user (null once the account is gone: Gitea's ghost) as `viewer` may see them. */
-export function renderReaction(reaction: ReactionRow, user: UserRow | null, viewer: UserRow | null, ctx: RenderContext): ApiReaction {
-  return { user: renderPerson(user, ctx, viewer), content: reaction.type, created_at: iso(reaction.created) };
+/**
+ * A reaction with its user (null once the account is gone: Gitea's ghost) as `viewer` may see them. A reaction a
+ * migration brought is shown as its author at the source, `name(service)` (Gitea's ReactionList.LoadUsers), with the
+ * kind of service the repository was migrated from.
+ */
+export function renderReaction(reaction: ReactionRow, user: UserRow | null, viewer: UserRow | null, ctx: RenderContext, service = ''): ApiReaction {
+  const shownUser = reaction.original_author ? renderStandIn(`${reaction.original_author}(${service})`, ctx) : renderPerson(user, ctx, viewer);
+  return { user: shownUser, content: reaction.type, created_at: iso(reaction.created) };
 }

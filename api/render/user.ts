@@ -155,11 +155,21 @@ export function renderAccessToken(token: TokenRow, secret = ''): ApiAccessToken 
   return { id: token.id, name: token.name, sha1: secret, token_last_eight: token.token_last_eight, scopes: scopeList(token.scope) };
 }
 
+/** Go's url.PathEscape of one segment: `(`, `)` and the like escaped too. */
+const pathEscape = (segment: string): string =>
+  encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
 /** Gitea's stand-in for a deleted account. */
-export function renderGhost({ rootUrl }: RenderContext): ApiUser {
+export const renderGhost = (ctx: RenderContext): ApiUser => renderStandIn('Ghost', ctx);
+
+/**
+ * Gitea's stand-ins for people with no account here (NewGhostUser, NewReplaceUser): id -1, the given name, Gitea's
+ * placeholder e-mail address and the default avatar.
+ */
+export function renderStandIn(name: string, { rootUrl }: RenderContext): ApiUser {
   return {
-    id: -1, login: 'Ghost', username: 'Ghost', login_name: '', source_id: 0, full_name: '', email: `ghost@noreply.${hostOf(rootUrl)}`,
-    avatar_url: `${rootUrl}assets/img/avatar_default.png`, html_url: `${rootUrl}Ghost`, language: '', is_admin: false,
+    id: -1, login: name, username: name, login_name: '', source_id: 0, full_name: '', email: `${name.toLowerCase()}@noreply.${hostOf(rootUrl)}`,
+    avatar_url: `${rootUrl}assets/img/avatar_default.png`, html_url: `${rootUrl}${pathEscape(name)}`, language: '', is_admin: false,
     last_login: iso(null), created: iso(null), restricted: false, active: false, prohibit_login: false, location: '',
     website: '', description: '', visibility: 'public', followers_count: 0, following_count: 0, starred_repos_count: 0,
   };

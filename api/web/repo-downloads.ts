@@ -10,7 +10,8 @@ import type { Deps } from '../deps.js';
 import { sendReply } from '../http/mount.js';
 import type { Reply } from '../http/route.js';
 import { archiveReply, blobByIdReply, rawFileReply, rawTarget, typedRawTarget, type RefKind } from '../routes/code/file-downloads.js';
-import { openGitView, type GitView } from '../routes/code/git-data.js';
+import { boolOf, openGitView, type GitView } from '../routes/code/git-data.js';
+import { pullDiffReply } from '../routes/pulls/pull-changes.js';
 import { serveAttachment } from './attachments.js';
 import { loadWebRepo } from './web-repo.js';
 
@@ -24,8 +25,8 @@ const paramsOf = (req: Request): Record<string, string> =>
 /**
  * The download routes of a repository's web pages that API answers link to (Gitea's web.go): `download_url` of
  * contents (`/raw/{branch|tag|commit}/{ref}/{path}`, and `/raw/blob/{sha}` and the legacy `/raw/{path}`), the same under
- * `/media/` (Hearth has no LFS, so media is the blob), archives (`zipball_url`, `tarball_url`) and release assets by tag
- * and name. Same callers and checks as the API: basic auth, tokens; what the caller may not read is a 404.
+ * `/media/` (Hearth has no LFS, so media is the blob), archives (`zipball_url`, `tarball_url`), release assets by tag
+ * and name, and a pull request's diff and patch (`diff_url`, `patch_url`). Same callers and checks as the API: basic auth, tokens; what the caller may not read is a 404.
  */
 export function repoDownloads(deps: Deps): Router {
   const router = Router();
@@ -64,6 +65,13 @@ export function repoDownloads(deps: Deps): Router {
       rawFileReply(view, await rawTarget(view.reader, repo.repo.default_branch, path, undefined), path))));
   }
   router.get('/:owner/:repo/archive/*path', serve('repo.code', files((view, repo, { path }) => archiveReply(view, repo.repo.name, path))));
+  // Gitea's web DownloadPullDiff and DownloadPullPatch
+  router.get('/:owner/:repo/pulls/:index.:diffType', serve('repo.pulls', async (repo, req) => {
+    const { index, diffType } = paramsOf(req);
+    if (!/^[1-9]\d{0,17}$/.test(index)) throw notFound();
+    const binary = typeof req.query.binary === 'string' ? req.query.binary : undefined;
+    return pullDiffReply(deps, repo, Number(index), diffType, boolOf(binary));
+  }));
   router.get('/:owner/:repo/releases/download/:tag/:name', serve('repo.releases', async (repo, req, res) => {
     const { tag, name } = paramsOf(req);
     const asset = await findReleaseAssetByName(deps.db, repo.repo, tag, name, repo.mode >= accessModes.write);

@@ -19,6 +19,7 @@ import { Packages1732000015000 } from './1732000015000-packages.js';
 import { ContainerRegistry1732000015500 } from './1732000015500-container-registry.js';
 import { ActionsBot1732000017000 } from './1732000017000-actions-bot.js';
 import { MirrorLeases1732000017200 } from './1732000017200-mirror-leases.js';
+import { OriginalService1732000018200 } from './1732000018200-original-service.js';
 import { BranchHeadCommits1732000016200 } from './1732000016200-branch-head-commits.js';
 import { IssueListOrder1732000016000 } from './1732000016000-issue-list-order.js';
 
@@ -47,4 +48,5 @@ export const migrations = [
   MirrorLeases1732000017200,
   BranchHeadCommits1732000016200,
   IssueListOrder1732000016000,
+  OriginalService1732000018200,
 ];

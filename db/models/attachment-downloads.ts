@@ -21,12 +21,21 @@ export interface AttachmentLink {
 
 /**
  * The link of an attachment row, by what it is attached to: `null` when that thing is gone or of a kind this
- * instance does not know (never downloadable). An area that attaches files (issues, comments) adds its case here.
+ * instance does not know (never downloadable). A release's asset belongs to the releases unit; an issue's or a
+ * comment's file to the issues unit, or the pull requests unit when the issue is a pull request.
  */
 async function linkOf(db: Queryable, row: AttachmentRow, repo: RepoRow): Promise<AttachmentLink | null> {
   if (row.release_id !== null) {
     const [release] = await db.query<{ is_draft: boolean }>('SELECT is_draft FROM release WHERE id = $1 AND repo_id = $2', [row.release_id, repo.id]);
     return release ? { repo, unit: 'repo.releases', scope: 'read:repository', writersOnly: release.is_draft } : null;
+  }
+  if (row.issue_id !== null || row.comment_id !== null) {
+    const [issue] = await db.query<{ is_pull: boolean }>(
+      `SELECT i.is_pull FROM issue i WHERE i.repo_id = $1
+         AND i.id = COALESCE($2::bigint, (SELECT c.issue_id FROM comment c WHERE c.id = $3::bigint))`,
+      [repo.id, row.issue_id, row.comment_id],
+    );
+    return issue ? { repo, unit: issue.is_pull ? 'repo.pulls' : 'repo.issues', scope: 'read:issue', writersOnly: false } : null;
   }
   return null;
 }

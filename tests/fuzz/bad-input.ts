@@ -36,7 +36,7 @@ function validParams(op: Operation, fixtures: Fixtures, repoIndex: number): Reco
     username: fixtures.user, user: fixtures.other, target: fixtures.other, collaborator: fixtures.other, team: 'devs',
     sha: fixtures.sha, branch: fixtures.branch, tag: fixtures.tag, ref: 'heads/main', filepath: fixtures.file, name: 'main',
     topic: 'fuzz', token: 'fuzz-missing', archive: 'main.zip', basehead: 'main...feature', diffType: 'diff', task: 'update_mirrors',
-    attachment_id: '1',
+    attachment_id: '1', pageName: fixtures.wikiPage,
   };
   return Object.fromEntries(op.pathParams.map((p) => [p.name, p.format === 'int64' ? idFor(p.name) : (values[p.name] ?? 'fuzz')]));
 }
@@ -59,6 +59,23 @@ const badPathValue: fc.Arbitrary<[string, string]> = fc.oneof(
   fc.integer({ min: 130, max: 200 }).map((n): [string, string] => ['huge', 'b'.repeat(n * 1024)]),
   nonAscii.map((s): [string, string] => ['unicode', encodeURIComponent(s)]),
 );
+
+/**
+ * Path parameters whose wrong values are sent to every operation that has them, on every run, as the signed-in user
+ * (who may write): a class of bad input that was once a 500 stays tried however few requests the sample makes.
+ */
+const alwaysTried: Record<string, Array<[string, string]>> = {
+  // names a wiki page cannot have: `.` and `..` (escaped too, which a URL parser resolves away), a `.git` component
+  pageName: [['dot', '.'], ['traversal', '..'], ['traversal', '%2e%2e'], ['traversal', '.%2E'], ['dot', '%2e'], ['git-dir', '.git%2Fconfig.md']],
+};
+
+/** The fixed path-parameter cases of an operation (see alwaysTried). */
+export function alwaysTriedRequests(op: Operation, fixtures: Fixtures): BadRequest[] {
+  return op.pathParams.flatMap((p) => (alwaysTried[p.name] ?? []).map(([kind, value]): BadRequest => ({
+    kind: `path:${p.name}:${kind}`, caller: 'user', method: op.method,
+    path: fillPath(op.path, { ...validParams(op, fixtures, 0), [p.name]: value }, new Set([p.name])), query: '', headers: {},
+  })));
+}
 
 const badPaging = fc.constantFrom(
   'page=-1', 'page=0', 'limit=1e12', 'limit=-1', 'page=abc', 'page=99999999999999999999', 'limit=1.5', 'page=1&page=2', 'page[a]=1',

@@ -27,6 +27,8 @@ export interface Fixtures {
   file: string;
   labelId: number;
   keyId: number;
+  /** A page of fuzzuser/public's wiki. */
+  wikiPage: string;
 }
 
 async function expect<T = any>(hearth: TestHearth, method: string, path: string, auth: string, body: unknown, status: number): Promise<T> {
@@ -76,8 +78,9 @@ export async function createFixtures(hearth: TestHearth): Promise<Fixtures> {
     title: 'deploy', read_only: true,
     key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl fuzz@example.com',
   }, 201);
+  await expect(hearth, 'POST', '/repos/fuzzuser/public/wiki/new', user, { title: 'Home', content_base64: content('# Home\n') }, 201);
   return {
-    auth: { admin, user, narrow, anonymous: undefined },
+    auth: { admin, user, narrow, anonymous: undefined }, wikiPage: 'Home',
     admin: 'fuzzroot', user: 'fuzzuser', other: 'fuzzother', org: 'fuzzorg', teamId: team.id, repos,
     releaseId: release.id, tag: 'v1.0', branch: branch.name, sha: branch.commit.id, file: 'docs/guide.md', labelId: label.id, keyId: key.id,
   };

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import type { TestHearth } from '../helpers/hearth.js';
-import { badRequestsFor, type BadRequest } from './bad-input.js';
+import { alwaysTriedRequests, badRequestsFor, type BadRequest } from './bad-input.js';
 import { operationsOf, type Operation } from './document.js';
 import { createFixtures, type Fixtures } from './fixtures.js';
 import { differences, snapshot, snapshotQuery, tableNames, type State } from './state.js';
@@ -76,7 +76,7 @@ function decodeURIComponentSafe(text: string): string {
   }
 }
 
-/** Fixtures still there and working: every fixture repository with the refs it had, the callers' tokens, the team. */
+/** Fixtures still there and working: every fixture repository with the refs it had, the callers' tokens, the wiki page, the team. */
 async function checkFixtures(hearth: TestHearth, fixtures: Fixtures, refsBefore: State['refs']): Promise<string[]> {
   const problems: string[] = [];
   for (const repo of fixtures.repos) {
@@ -89,6 +89,8 @@ async function checkFixtures(hearth: TestHearth, fixtures: Fixtures, refsBefore:
     const answer = await hearth.call('GET', '/repos/fuzzuser/public', { auth: fixtures.auth[caller] });
     if (answer.status !== 200) problems.push(`the ${caller} token: ${answer.status}`);
   }
+  const page = await hearth.call('GET', `/repos/fuzzuser/public/wiki/page/${fixtures.wikiPage}`, { auth: fixtures.auth.user });
+  if (page.status !== 200) problems.push(`wiki page: ${page.status}`);
   const team = await hearth.call('GET', `/teams/${fixtures.teamId}`, { auth: fixtures.auth.user });
   if (team.status !== 200) problems.push(`team: ${team.status}`);
   return problems;
@@ -109,7 +111,10 @@ export async function fuzz(hearth: TestHearth, options: FuzzOptions, progress: (
 
   let readsSinceSnapshot = 0;
   for (const [index, op] of operations.entries()) {
-    const requests = fc.sample(badRequestsFor(op, fixtures, destructive(op)), { numRuns: options.perOperation, seed: options.seed + index });
+    const requests = [
+      ...alwaysTriedRequests(op, fixtures),
+      ...fc.sample(badRequestsFor(op, fixtures, destructive(op)), { numRuns: options.perOperation, seed: options.seed + index }),
+    ];
     for (const request of requests) {
       const name = `${op.method} ${op.path}`;
       const record = (status: number, problem: string): void => {

@@ -72,15 +72,22 @@ test('a dependency on itself, one closing a cycle and a second identical one are
   t.is((await hearth.call('POST', '/repos/alice/tool/issues/1/dependencies', { auth: alice.bearer, body: { index: 'two' } })).status, 422);
 });
 
-test('adding needs write access to the blocked issue; a disabled tracker setting hides the dependencies', async (t) => {
+test('adding and removing need write access to the blocked issue (404 otherwise, as Gitea); a disabled tracker setting hides the dependencies', async (t) => {
   const { hearth, alice, bob } = await setUp(t);
   const carol = await hearth.createUser('carol');
   await hearth.call('PUT', '/repos/alice/tool/collaborators/carol', { auth: alice.bearer, body: { permission: 'write' } });
-  t.is((await hearth.call('POST', '/repos/alice/tool/issues/1/dependencies', { auth: bob.bearer, body: { index: 2 } })).status, 403);
-  t.is((await hearth.call('POST', '/repos/alice/tool/issues/2/blocks', { auth: bob.bearer, body: { index: 1 } })).status, 403);
+  for (const method of ['POST', 'DELETE']) {
+    const refused = await hearth.call(method, '/repos/alice/tool/issues/1/dependencies', { auth: bob.bearer, body: { index: 2 } });
+    t.is(refused.status, 404, `${method} dependencies`);
+    t.is(typeof refused.body.message, 'string');
+    t.is((await hearth.call(method, '/repos/alice/tool/issues/2/blocks', { auth: bob.bearer, body: { index: 1 } })).status, 404, `${method} blocks`);
+  }
   t.is((await hearth.call('POST', '/repos/alice/tool/issues/1/dependencies', { body: { index: 2 } })).status, 401);
   t.deepEqual(await dependencyRows(hearth), []);
   t.is((await hearth.call('POST', '/repos/alice/tool/issues/1/dependencies', { auth: carol.bearer, body: { index: 2 } })).status, 201);
+  t.is((await hearth.call('DELETE', '/repos/alice/tool/issues/1/dependencies', { auth: bob.bearer, body: { index: 2 } })).status, 404);
+  t.is((await hearth.call('DELETE', '/repos/alice/tool/issues/2/blocks', { auth: bob.bearer, body: { index: 1 } })).status, 404);
+  t.is((await dependencyRows(hearth)).length, 1, 'a refused removal removes nothing');
 
   const edited = await hearth.call('PATCH', '/repos/alice/tool', {
     auth: alice.bearer, body: { internal_tracker: { enable_time_tracker: true, allow_only_contributors_to_track_time: true, enable_issue_dependencies: false } },
@@ -111,6 +118,11 @@ test('cross-repository dependencies follow the setting; lists leave out issues o
   t.deepEqual(numbers((await hearth.call('GET', '/repos/alice/lib/issues/1/blocks', { auth: bob.bearer })).body), ['alice/tool#1']);
   // bob cannot see the private repository's issue, so he cannot name it either
   t.is((await hearth.call('POST', '/repos/alice/tool/issues/2/dependencies', { auth: bob.bearer, body: { index: 1, owner: 'alice', repo: 'secret' } })).status, 404);
+  // a writer of the blocked issue who cannot read the blocker cannot remove the dependency either
+  await hearth.call('PUT', '/repos/alice/tool/collaborators/bob', { auth: alice.bearer, body: { permission: 'write' } });
+  t.is((await hearth.call('DELETE', '/repos/alice/tool/issues/1/dependencies', { auth: bob.bearer, body: { index: 1, owner: 'alice', repo: 'secret' } })).status, 404);
+  t.is((await hearth.call('DELETE', '/repos/alice/secret/issues/1/blocks', { auth: bob.bearer, body: { index: 1, owner: 'alice', repo: 'tool' } })).status, 404);
+  t.deepEqual(numbers((await hearth.call('GET', '/repos/alice/tool/issues/1/dependencies', { auth: alice.bearer })).body), ['alice/lib#1', 'alice/secret#1']);
 });
 
 test('with ALLOW_CROSS_REPOSITORY_DEPENDENCIES off, another repository is a 400 and the same repository still works', async (t) => {

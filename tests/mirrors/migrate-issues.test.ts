@@ -1,3 +1,4 @@
+import { createServer, request as httpRequest } from 'node:http';
 import test from 'ava';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
@@ -120,12 +121,20 @@ test('a migration with service gitea (and gogs) reads labels, milestones, issues
   t.like((await get('/pulls/5/reviews'))[0], { state: 'APPROVED', body: 'ship it' });
   const timeline = (await get('/issues/4/timeline')).map((c: { type: string; body: string }) => `${c.type}: ${c.body}`);
   t.true(timeline.includes('review: not yet') && timeline.includes('review: looking better'), JSON.stringify(timeline));
-  t.deepEqual((await get('/issues/1/reactions')).map((r: { content: string }) => r.content), ['+1', '+1'], 'one per source account');
+  const firstReactions = await get('/issues/1/reactions');
+  t.deepEqual(firstReactions.map((r: { content: string }) => r.content), ['+1', '+1'], 'one per source account');
+  // shown as their authors at the source, as Gitea's ReactionList.LoadUsers does: `name(service)`, id -1
+  t.deepEqual(firstReactions.map((r: { user: { id: number; login: string } }) => `${r.user.id} ${r.user.login}`).sort(), ['-1 alice(gitea)', '-1 bob(gitea)']);
+  t.is(firstReactions[0].user.html_url, `${target.rootUrl}${firstReactions[0].user.login.replace('(', '%28').replace(')', '%29')}`);
+  t.is((await target.call('POST', '/repos/carol/copy/issues/1/reactions', { auth: carol.bearer, body: { content: '+1' } })).status, 201, 'the migrating user reacts in their own name');
+  t.deepEqual((await get('/issues/1/reactions')).map((r: { user: { login: string } }) => r.user.login).sort(), ['alice(gitea)', 'bob(gitea)', 'carol']);
+  const [copy] = await target.store.db.query<{ original_service_type: string }>(`SELECT original_service_type FROM repository WHERE name = 'copy'`);
+  t.is(copy.original_service_type, 'gitea');
   t.deepEqual((await get('/issues/4/reactions')).map((r: { content: string }) => r.content), ['heart']);
   const readyHere = (await get('/issues/4/comments'))[0];
   t.deepEqual((await get(`/issues/comments/${readyHere.id}/reactions`)).map((r: { content: string }) => r.content), ['laugh']);
   const reactionAuthors = await target.store.db.query<{ original_author: string }>(
-    `SELECT x.original_author FROM reaction x JOIN issue i ON i.id = x.issue_id JOIN repository r ON r.id = i.repo_id WHERE r.name = 'copy' ORDER BY x.original_author`,
+    `SELECT x.original_author FROM reaction x JOIN issue i ON i.id = x.issue_id JOIN repository r ON r.id = i.repo_id WHERE r.name = 'copy' AND x.original_author <> '' ORDER BY x.original_author`,
   );
   t.deepEqual(reactionAuthors.map((r) => r.original_author), ['alice', 'alice', 'alice', 'bob']);
 
@@ -231,4 +240,61 @@ test("a migration's imported issues, comments, pull requests, reviews, labels, m
   t.like(after.json, { action: 'opened', issue: { number: 6, title: 'after the migration' } });
   const notes = (await target.call('GET', '/notifications', { auth: dave.bearer })).body;
   t.deepEqual(notes.map((n: { subject: { title: string } }) => n.subject.title), ['after the migration']);
+});
+
+/** A front of `source` that answers 500 to the API requests `failing` matches and passes everything else on. */
+async function startFailingFront(t: Parameters<typeof startHearth>[0], source: TestHearth, failing: RegExp): Promise<{ url: string; refused: string[] }> {
+  const target = new URL(source.rootUrl);
+  const refused: string[] = [];
+  const server = createServer((req, res) => {
+    if (failing.test(req.url ?? '')) {
+      refused.push(req.url!.split('?')[0]);
+      res.writeHead(500, { 'Content-Type': 'application/json' }).end('{"message":"internal server error"}');
+      return;
+    }
+    const forwarded = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forwarded.on('error', () => res.destroy());
+    req.pipe(forwarded);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, refused };
+}
+
+test("reactions and reviews the source fails to give are a warning on the migration task, and the migration goes on (Gitea's WarnAndNotice)", async (t) => {
+  const [source, target] = await Promise.all([startHearth(t), startHearth(t, { HEARTH__migrations__ALLOW_LOCALNETWORKS: 'true' })]);
+  const [alice, bob] = [await source.createUser('alice'), await source.createUser('bob')];
+  await seedSource(source, alice, bob);
+  const carol = await target.createUser('carol');
+  const front = await startFailingFront(t, source, /^\/api\/v1\/repos\/alice\/proj\/(issues\/4\/reactions|issues\/comments\/\d+\/reactions|pulls\/4\/reviews)/);
+
+  const made = await target.call('POST', '/repos/migrate', {
+    auth: carol.bearer,
+    body: { clone_addr: `${front.url}alice/proj.git`, repo_name: 'copy', service: 'gitea', auth_token: alice.token, issues: true, pull_requests: true },
+  });
+  t.is(made.status, 201, JSON.stringify(made.body));
+  await drain(target);
+  const [task] = await target.store.db.query<{ status: string; message: string }>('SELECT status, message FROM migration_task');
+  t.is(task.status, 'finished', task.message);
+  const warnings = task.message.split('\n');
+  t.true(warnings.some((w) => /reactions to #4: the source API answered 500/.test(w)), task.message);
+  t.true(warnings.some((w) => /reactions to comment \d+ of #1/.test(w)), task.message);
+  t.true(warnings.some((w) => /reviews of pull request #4: the source API answered 500/.test(w)), task.message);
+  t.false(task.message.includes(alice.token));
+  t.true(front.refused.length >= 3, JSON.stringify(front.refused));
+
+  // everything else came: issues, comments, the other reactions, the pull requests and the reviews that could be read
+  const get = async (path: string) => (await target.call('GET', `/repos/carol/copy${path}`, { auth: carol.bearer })).body;
+  t.deepEqual((await get('/issues?state=all')).map((i: { number: number }) => i.number).sort(), [1, 3, 4, 5]);
+  t.deepEqual((await get('/issues/1/comments')).map((c: { original_author: string; body: string }) => `${c.original_author}: ${c.body}`), ['bob: confirmed here', 'alice: thanks']);
+  t.is((await get('/issues/1/reactions')).length, 2);
+  t.deepEqual(await get('/issues/4/reactions'), []);
+  t.deepEqual(await get('/pulls/4/reviews'), []);
+  const kept = await get('/pulls/5/reviews');
+  t.like(kept[0], { state: 'APPROVED', body: 'ship it' });
+  const [reviewRow] = await target.store.db.query<{ original_author: string; reviewer_id: number }>('SELECT original_author, reviewer_id FROM review WHERE id = $1', [kept[0].id]);
+  t.deepEqual(reviewRow, { original_author: 'bob', reviewer_id: carol.user.id }, 'the source reviewer is kept as original_author');
 });

@@ -19,6 +19,13 @@ test('members are listed in full for members, public members for everyone else',
   t.deepEqual(logins((await hearth.call('GET', '/orgs/acme/members', { auth: bob.bearer })).body), ['alice', 'bob']);
   t.deepEqual(logins((await hearth.call('GET', '/orgs/acme/members', { auth: carol.bearer })).body), []);
   t.deepEqual(logins((await hearth.call('GET', '/orgs/acme/public_members')).body), []);
+  // Gitea 1.22's ListPublicMembers calls listMembers(ctx, true): public members only, for members and site administrators too
+  const admin = await hearth.createUser('root', { admin: true });
+  for (const auth of [alice.bearer, bob.bearer, admin.bearer]) {
+    const listed = await hearth.call('GET', '/orgs/acme/public_members', { auth });
+    t.deepEqual(logins(listed.body), []);
+    t.is(listed.headers.get('x-total-count'), '0');
+  }
 
   t.is((await hearth.call('PUT', '/orgs/acme/public_members/bob', { auth: bob.bearer })).status, 204);
   const [{ is_public }] = await hearth.store.db.query<{ is_public: boolean }>('SELECT is_public FROM org_user WHERE uid = $1', [bob.user.id]);

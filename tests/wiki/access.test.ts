@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import test from 'ava';
 import { build } from '../helpers/build.js';
 import { startHearth } from '../helpers/hearth.js';
@@ -72,3 +73,44 @@ test('odd names and bodies are answered with 4xx, never a server error, and leav
   for (const page of (await hearth.call('GET', `${api}/pages?limit=50`)).body) t.notRegex(page.sub_url, /^(raw|_edit)$/);
 });
 
+
+/** A request sent with its path as written: fetch would resolve `.` and `..` segments before sending. */
+function rawCall(url: string, method: string, auth: string, body?: unknown): Promise<{ status: number; body: string }> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const request = httpRequest({
+      host: target.hostname, port: target.port, method, path: url.slice(target.origin.length),
+      headers: { Authorization: auth, ...(payload ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(payload)) } : {}) },
+    }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+    });
+    request.on('error', reject);
+    request.end(payload);
+  });
+}
+
+test('names a page cannot have (`..`, `.`, `%2e%2e`, a trailing slash, `.git%2F…`) are 404 or 422 for every page operation and change nothing', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  await build.repo(hearth, alice, { name: 'tool', autoInit: true });
+  const api = `${hearth.rootUrl}api/v1/repos/alice/tool/wiki`;
+  t.is((await hearth.call('POST', '/repos/alice/tool/wiki/new', { auth: alice.bearer, body: { title: 'Home', content_base64: b64('hi') } })).status, 201);
+  const pagesBefore = (await hearth.call('GET', '/repos/alice/tool/wiki/pages?limit=50')).body;
+  const headBefore = (await hearth.call('GET', '/repos/alice/tool/wiki/page/Home')).body.last_commit.sha;
+  const wrong: string[] = [];
+  for (const name of ['..', '.', '%2e%2e', '%2E', '.%2E', '%2e.', 'Home/', '.git%2Fconfig.md', 'x%2F.git%2FHEAD.md', 'a/..', '../Home', 'Home/..']) {
+    for (const [method, path, body] of [
+      ['PATCH', '/page/', { title: 'Hijack', content_base64: b64('x') }], ['PATCH', '/page/', { content_base64: b64('x') }],
+      ['DELETE', '/page/', undefined], ['GET', '/page/', undefined], ['GET', '/revisions/', undefined],
+    ] as const) {
+      const answer = await rawCall(`${api}${path}${name}`, method, alice.bearer, body);
+      if (![404, 422].includes(answer.status)) wrong.push(`${method} ${path}${name} (${body ? Object.keys(body).join(',') : ''}): ${answer.status} ${answer.body.slice(0, 80)}`);
+    }
+  }
+  t.deepEqual(wrong, []);
+  t.deepEqual((await hearth.call('GET', '/repos/alice/tool/wiki/pages?limit=50')).body, pagesBefore, 'no page was written, renamed or removed');
+  t.is((await hearth.call('GET', '/repos/alice/tool/wiki/page/Home')).body.last_commit.sha, headBefore);
+});

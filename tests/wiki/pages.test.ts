@@ -59,8 +59,8 @@ test('pages are created, read, renamed, listed, revised and deleted as Gitea doe
     t.is(refused.status, 400, JSON.stringify(body));
     t.is(refused.body.message, message);
   }
-  // A page name that is no file git takes is refused, never a server error.
-  t.is((await hearth.call('PATCH', `${api}/page/.git%2Fconfig.md`, { auth: alice.bearer, body: { content_base64: b64('x') } })).status, 400);
+  // A page name that is no file git takes names no page: 404, never a server error.
+  t.is((await hearth.call('PATCH', `${api}/page/.git%2Fconfig.md`, { auth: alice.bearer, body: { content_base64: b64('x') } })).status, 404);
   t.is((await hearth.call('DELETE', `${api}/page/.git%2Fconfig.md`, { auth: alice.bearer })).status, 404);
   t.is(await okOnDisk(['rev-parse', 'master'], wikiDir(hearth, 'alice', 'tool')), head);
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
-import { forbidden, locked, notFound } from '../../../db/errors.js';
+import { locked, notFound } from '../../../db/errors.js';
 import { areDependenciesEnabled } from '../../../db/models/access.js';
 import { addDependency, removeDependency, type DependencyDirection } from '../../../db/models/issues/dependencies.js';
 import type { IssueRow } from '../../../db/models/issues/issue-row.js';
@@ -22,7 +22,7 @@ const issueMetaBody = z.object({ index: z.number().int().positive(), owner: z.st
 /**
  * Adds or removes a dependency through either end. The path's issue is the blocked one on `/dependencies` and the
  * blocker on `/blocks`; the body names the other. The blocked issue's repository must have dependencies on and
- * the caller must write its unit; the blocker must be readable (the loaders' 404s).
+ * the caller must write its unit; the blocker must be readable. Every refusal is a 404, as Gitea's createIssueDependency.
  */
 async function changeDependency(
   deps: Deps, repo: LoadedRepo, doer: UserRow, index: number, meta: IssueMeta, side: DependencyDirection, change: 'add' | 'remove',
@@ -33,7 +33,7 @@ async function changeDependency(
   const there = await loadIssueFromMeta(deps, repo, meta);
   const [blocked, blocker] = side === 'dependencies' ? [here, there] : [there, here];
   if (blocked.repo.is_archived || !areDependenciesEnabled(blocked.repo)) throw notFound('the repository of the blocked issue has no dependencies');
-  if (blocked.mode < accessModes.write) throw forbidden('user should have permission to write the blocked issue');
+  if (blocked.mode < accessModes.write) throw notFound();
   const write = change === 'add' ? addDependency : removeDependency;
   await inTx(deps, (tx) => write(tx, blocked.issue, blocker.issue, doer));
   return issue;

@@ -14,9 +14,9 @@ import { issuesRepo } from './issues.js';
 /** Gitea's EditReactionOption. */
 const reactionBody = z.object({ content: z.string() });
 
-async function renderReactions(deps: Deps, rows: ReactionRow[], viewer: UserRow | null): Promise<ApiReaction[]> {
+async function renderReactions(deps: Deps, repo: LoadedRepo, rows: ReactionRow[], viewer: UserRow | null): Promise<ApiReaction[]> {
   const users = await findUsersByIds(deps.db, rows.map((row) => row.user_id));
-  return rows.map((row) => renderReaction(row, users.get(row.user_id) ?? null, viewer, deps.config));
+  return rows.map((row) => renderReaction(row, users.get(row.user_id) ?? null, viewer, deps.config, repo.repo.original_service_type));
 }
 
 /** Adds the caller's reaction: 201 when new, 200 with the existing one when it was there already. */
@@ -37,7 +37,7 @@ export const reactionRoutes = [
     handle: async ({ deps, repo, doer, ids, page, list }) => {
       const { issue } = await loadIssue(deps, repo, ids.index);
       const { rows, total } = await listReactions(deps.db, { issue }, deps.config.ui.reactions, page);
-      return list(await renderReactions(deps, rows, doer), total);
+      return list(await renderReactions(deps, repo, rows, doer), total);
     },
   }),
   route({
@@ -60,7 +60,7 @@ export const reactionRoutes = [
     scope: 'read:issue', repo: issuesRepo, ids: ['id'], responses: { 200: 'ReactionList' },
     handle: async ({ deps, repo, doer, ids }) => {
       const target = await loadComment(deps, repo, ids.id);
-      return ok(await renderReactions(deps, (await listReactions(deps.db, target, deps.config.ui.reactions)).rows, doer));
+      return ok(await renderReactions(deps, repo, (await listReactions(deps.db, target, deps.config.ui.reactions)).rows, doer));
     },
   }),
   route({

@@ -20,6 +20,17 @@ async function rangeOf(deps: Deps, repo: LoadedRepo, { pull }: LoadedPull): Prom
   return { from: pull.merge_base, to };
 }
 
+/**
+ * A pull request's changes as a diff or a patch (Gitea's DownloadDiffOrPatch), as text: the API's
+ * `/pulls/{index}.{diffType}` and the web's `/{owner}/{repo}/pulls/{index}.diff|.patch` (`diff_url`, `patch_url`).
+ */
+export async function pullDiffReply(deps: Deps, repo: LoadedRepo, index: number, type: string, binary: boolean): Promise<Reply> {
+  if (type !== 'diff' && type !== 'patch') throw notFound();
+  const loaded = await loadPull(deps, repo, index);
+  const { from, to } = await rangeOf(deps, repo, loaded);
+  return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, content: rangeDiff(deps.git.open(repo.repo), from, to, type, binary) };
+}
+
 /** Gitea's paging headers of the pull request's files and commits. */
 function withPageHeaders(reply: Reply, page: Page, total: number): Reply {
   const pageCount = Math.ceil(total / page.limit);
@@ -71,12 +82,6 @@ export const pullChangeRoutes = [
     method: 'get', path: '/repos/{owner}/{repo}/pulls/{index}.{diffType}', operationId: 'repoDownloadPullDiffOrPatch', summary: 'Get a pull request diff or patch',
     tag: 'repository', scope: 'read:repository', repo: { unit: 'repo.pulls' }, ids: ['index'], query: z.object({ binary: z.string().optional() }),
     responses: { 200: 'string', 404: 'notFound' },
-    handle: async ({ deps, repo, ids, params, query }) => {
-      const type = params.diffType;
-      if (type !== 'diff' && type !== 'patch') throw notFound();
-      const loaded = await loadPull(deps, repo, ids.index);
-      const { from, to } = await rangeOf(deps, repo, loaded);
-      return { status: 200, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, content: rangeDiff(deps.git.open(repo.repo), from, to, type, boolOf(query.binary)) };
-    },
+    handle: async ({ deps, repo, ids, params, query }) => pullDiffReply(deps, repo, ids.index, params.diffType, boolOf(query.binary)),
   }),
 ];

@@ -4,7 +4,7 @@ import { inTx } from '../../../db/data-source.js';
 import { badRequest, forbidden, notFound, unauthorized } from '../../../db/errors.js';
 import { wikiModeOf } from '../../../db/models/access.js';
 import { accessModes } from '../../../db/models/repos/repo-row.js';
-import { webPathFromRequest, type WebPath } from '../../../db/models/wiki/wiki-paths.js';
+import { isDotSegment, isPageWebPath, webPathFromRequest, type WebPath } from '../../../db/models/wiki/wiki-paths.js';
 import {
   addWikiPage, deleteWikiPage, editWikiPage, listWikiPages, listWikiRevisions, readWikiPage,
 } from '../../../db/models/wiki/wiki.js';
@@ -38,10 +38,17 @@ async function requireWiki(deps: Deps, loaded: LoadedRepo, write = false): Promi
   throw forbidden('user should have a permission to write to a repo');
 }
 
-/** The page name as the request spells it, still escaped (Gitea's PathParamRaw): `%2F` and `+` must stay what they are. */
+/**
+ * The page name as the request spells it, still escaped (Gitea's PathParamRaw): `%2F` and `+` must stay what they are.
+ * `.` and `..` (escaped or not) and an empty name name no page: 404 before anything is read or written.
+ */
 function requestedPage(req: Request): WebPath {
+  const sent = req.originalUrl.split('?')[0];
+  if (isDotSegment(sent.slice(sent.lastIndexOf('/') + 1))) throw notFound('wiki page does not exist');
   const path = new URL(req.originalUrl, 'http://localhost').pathname;
-  return webPathFromRequest(path.slice(path.lastIndexOf('/') + 1));
+  const webPath = webPathFromRequest(path.slice(path.lastIndexOf('/') + 1));
+  if (!isPageWebPath(webPath)) throw notFound('wiki page does not exist');
+  return webPath;
 }
 
 /** Go's base64.StdEncoding decoder: padded standard alphabet; line breaks are skipped. */

@@ -18,7 +18,7 @@ const maxLength = 255;
 const isValidName = (name: string): boolean => name.length <= maxLength && namePattern.test(name) && !forbiddenPrefix.test(name);
 
 /**
- * The stored form of a name to look up (reads and deletes check no rule, as in Gitea): upper case, or null for a
+ * The stored form of a variable name to look up (reads and deletes of variables check no rule, as in Gitea): upper case, or null for a
  * text no row can have (such as a NUL), which is simply not found.
  */
 export function storedName(name: string): string | null {

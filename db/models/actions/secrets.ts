@@ -3,7 +3,7 @@ import type { Queryable, Tx } from '../../data-source.js';
 import { notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
 import { selectPage, type PageWindow } from '../../sql.js';
-import { normalizeLineEnds, secretName, storedName } from './names.js';
+import { normalizeLineEnds, secretName } from './names.js';
 import { scopeCondition, scopeParams, type ActionsScope } from './scope.js';
 
 /** A secret as it is listed: the value never leaves the table except for a workflow (scope.ts). */
@@ -41,11 +41,14 @@ export async function putSecret(
   return { id: row.id, created: row.inserted };
 }
 
-/** Deletes the secret named `rawName` (any case); 404 when the level has none (Gitea's DeleteSecretByName checks no name rule). */
+/**
+ * Deletes the secret named `rawName` (any case): a name no secret may have is a 400 before any look-up (Gitea's
+ * DeleteSecretByName validates it as creating does), and 404 when the level has none.
+ */
 export async function deleteSecret(tx: Tx, scope: ActionsScope, rawName: string, doerId: number): Promise<void> {
-  const name = storedName(rawName);
-  const [row] = name ? await tx.query<{ id: number }>(`DELETE FROM secret WHERE ${scopeCondition(1)} AND name = $3 RETURNING id`, [...scopeParams(scope), name]) : [];
-  if (!row || !name) throw notFound(undefined, 'secret not found');
+  const name = secretName(rawName);
+  const [row] = await tx.query<{ id: number }>(`DELETE FROM secret WHERE ${scopeCondition(1)} AND name = $3 RETURNING id`, [...scopeParams(scope), name]);
+  if (!row) throw notFound(undefined, 'secret not found');
   await emit(tx, {
     kind: 'actions.secret_deleted', repoId: scope.repoId || null, doerId,
     payload: { owner_id: scope.ownerId, repo_id: scope.repoId, name, secret_id: row.id },

@@ -119,7 +119,7 @@ export async function startMigration(tx: Tx, ctx: RepoContext & Pick<Services, '
     is_mirror: mirror,
     original_url: sanitizeAddress(input.clone_addr),
   });
-  const [repo] = await tx.query<RepoRow>('UPDATE repository SET status = 1 WHERE id = $1 RETURNING *', [created.id]);
+  const [repo] = await tx.query<RepoRow>('UPDATE repository SET status = 1, original_service_type = $2 WHERE id = $1 RETURNING *', [created.id, input.service ?? 'git']);
   if (mirror) {
     await tx.query(
       `INSERT INTO mirror (repo_id, interval_seconds, enable_prune, remote_address, credentials) VALUES ($1, $2, true, $3, $4)`,
@@ -204,8 +204,10 @@ async function readPullsToImport(deps: Services, repo: RepoRow, repoGit: GitRepo
 
 /**
  * The `migrate` job: clones the source into the repository made for it, records branches and tag releases, and
- * makes the repository ready (a mirror's first sync is then scheduled). A migration that fails removes the
- * repository (row and directory) and records why on its task. A task already finished or failed is skipped.
+ * makes the repository ready (a mirror's first sync is then scheduled). What the source could not give and the
+ * migration did without (reactions, reviews) is logged and kept as the finished task's message. A migration that
+ * fails removes the repository (row and directory) and records why on its task. A task already finished or failed is
+ * skipped.
  */
 export async function runMigration(deps: Store & Services, taskId: number): Promise<'done' | 'skipped'> {
   const [task] = await deps.db.query<MigrationTaskRow>('SELECT * FROM migration_task WHERE id = $1', [taskId]);
@@ -235,6 +237,8 @@ export async function runMigration(deps: Store & Services, taskId: number): Prom
       })
       : null;
     const pulls = await readPullsToImport(deps, repo, repoGit, sourceData?.pulls ?? []);
+    const warnings = (sourceData?.warnings ?? []).map((warning) => safeMessage(new Error(warning), [secret]));
+    for (const warning of warnings) deps.log.warn({ task: taskId, repo: `${repo.owner_name}/${repo.name}`, warning }, 'migration goes on without part of the source');
     await inTx(deps, async (tx) => {
       const [locked] = await tx.query<RepoRow>('SELECT * FROM repository WHERE id = $1 FOR UPDATE', [repo.id]);
       if (!locked) throw new Error('the repository was deleted during its migration');
@@ -253,7 +257,7 @@ export async function runMigration(deps: Store & Services, taskId: number): Prom
           [repo.id, Object.fromEntries(refs)],
         );
       }
-      await tx.query(`UPDATE migration_task SET status = 'finished', credentials = NULL, ended = now() WHERE id = $1`, [taskId]);
+      await tx.query(`UPDATE migration_task SET status = 'finished', message = $2, credentials = NULL, ended = now() WHERE id = $1`, [taskId, warnings.join('\n')]);
       await emit(tx, { kind: 'repository.migrated', repoId: repo.id, doerId: task.doer_id, payload: { owner_id: repo.owner_id, owner: repo.owner_name, name: repo.name } });
     });
   } catch (error) {

@@ -80,6 +80,8 @@ export interface SourceData {
   issues: SourceIssue[];
   pulls: SourcePull[];
   releases: SourceRelease[];
+  /** What could not be read and was done without (reactions, reviews), for the migration task. */
+  warnings: string[];
 }
 
 /** What a migration asked to read. */
@@ -106,6 +108,8 @@ function apiBaseOf(cloneUrl: string): URL {
 export class SourceApi {
   private readonly dispatcher: Agent;
   private readonly headers: Record<string, string> = { Accept: 'application/json' };
+  /** The reads done without so far (see orWarn). */
+  readonly warnings: string[] = [];
 
   constructor(
     remote: RemoteAccess,
@@ -154,6 +158,19 @@ export class SourceApi {
     throw new Error(`the source API lists more than ${maxPages} pages of ${endpoint}`);
   }
 
+  /**
+   * A read the migration can do without (reactions, reviews): when it fails, a warning is kept and `fallback` is
+   * what was read, and the migration goes on (Gitea's downloader warns of reactions it cannot load).
+   */
+  async orWarn<T>(what: string, read: () => Promise<T>, fallback: T): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      this.warnings.push(`Unable to load ${what}: ${error instanceof Error ? error.message : String(error)}`);
+      return fallback;
+    }
+  }
+
   close(): Promise<void> {
     return this.dispatcher.close();
   }
@@ -172,29 +189,37 @@ async function readIssues(api: SourceApi, service: SourceService): Promise<Sourc
 
 /**
  * An issue's or pull request's comments and the reactions to it and to each comment, as Gitea's downloader reads
- * them (`/issues/{index}/reactions`, `/issues/comments/{id}/reactions`); Gogs' API has no reactions.
+ * them (`/issues/{index}/reactions`, `/issues/comments/{id}/reactions`); Gogs' API has no reactions. Reactions that
+ * cannot be read are a warning, not a failure.
  */
 async function readDiscussion(api: SourceApi, service: SourceService, number: number): Promise<Discussed> {
   const comments = await api.list(`issues/${number}/comments`, sourceComment);
   if (service === 'gogs') return { comments: comments.map((comment) => ({ ...comment, reactions: [] })), reactions: [] };
   const withReactions: SourceComment[] = [];
-  for (const comment of comments) withReactions.push({ ...comment, reactions: await api.list(`issues/comments/${comment.id}/reactions`, sourceReaction) });
-  return { comments: withReactions, reactions: await api.list(`issues/${number}/reactions`, sourceReaction) };
+  for (const comment of comments) {
+    const reactions = await api.orWarn(`the reactions to comment ${comment.id} of #${number}`, () => api.list(`issues/comments/${comment.id}/reactions`, sourceReaction), []);
+    withReactions.push({ ...comment, reactions });
+  }
+  return { comments: withReactions, reactions: await api.orWarn(`the reactions to #${number}`, () => api.list(`issues/${number}/reactions`, sourceReaction), []) };
 }
 
-/** Pull requests with their conversation, reactions and reviews (Gogs is never asked: its API has no pull requests). */
+/**
+ * Pull requests with their conversation, reactions and reviews (Gogs is never asked: its API has no pull requests).
+ * A pull request whose reviews (or their code comments) cannot be read comes without reviews, and a warning.
+ */
 async function readPulls(api: SourceApi, service: SourceService): Promise<SourcePull[]> {
   const pulls = (await api.list('pulls', sourcePull, { state: 'all' })).sort((a, b) => a.number - b.number);
   const done: SourcePull[] = [];
   for (const pull of pulls) {
-    done.push({ ...pull, ...(await readDiscussion(api, service, pull.number)), reviews: await readSourceReviews(api, pull.number) });
+    const reviews = await api.orWarn(`the reviews of pull request #${pull.number}`, () => readSourceReviews(api, pull.number), []);
+    done.push({ ...pull, ...(await readDiscussion(api, service, pull.number)), reviews });
   }
   return done;
 }
 
 /** Reads what was asked for; nothing is read for a local source. */
 export async function readSourceData(remote: RemoteAccess, service: SourceService, wanted: SourceWanted): Promise<SourceData> {
-  const data: SourceData = { labels: [], milestones: [], issues: [], pulls: [], releases: [] };
+  const data: SourceData = { labels: [], milestones: [], issues: [], pulls: [], releases: [], warnings: [] };
   if (!remote.pin) return data;
   const api = new SourceApi(remote, apiBaseOf(remote.url), service);
   try {
@@ -203,6 +228,7 @@ export async function readSourceData(remote: RemoteAccess, service: SourceServic
     if (wanted.issues) data.issues = await readIssues(api, service);
     if (wanted.pullRequests) data.pulls = await readPulls(api, service);
     if (wanted.releases) data.releases = await api.list('releases', sourceRelease);
+    data.warnings = api.warnings;
   } finally {
     await api.close();
   }

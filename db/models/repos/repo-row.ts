@@ -10,6 +10,8 @@ export interface RepoRow {
   description: string;
   website: string;
   original_url: string;
+  /** The kind of service a migration came from (`gitea`, `git`, …), empty for a repository made here. */
+  original_service_type: string;
   default_branch: string;
   object_format_name: string;
   num_watches: number;

@@ -117,6 +117,12 @@ export function webPathToTitle(path: WebPath): string {
   return unescapeSegment(display);
 }
 
+/** `.` or `..` as a URL path segment, escaped dots included (a URL parser resolves them away). */
+export const isDotSegment = (segment: string): boolean => /^(?:\.|%2e){1,2}$/i.test(segment);
+
+/** Whether a web path from a request can name a page at all: not empty, not `.`. */
+export const isPageWebPath = (path: WebPath): boolean => path !== '' && path !== '.';
+
 /** The web path a page name in a request URL stands for (still percent-encoded, as it came): slashes become `%2F`. */
 export function webPathFromRequest(raw: string): WebPath {
   return pathJoinRelX(raw).replace(/\//g, '%2F');

@@ -179,15 +179,11 @@ function isUsableFileName(webPath: WebPath): boolean {
   return !webPathToGitPath(webPath).split('/').some((part) => part === '' || part === '.' || part === '..' || part.toLowerCase() === '.git');
 }
 
-function assertFileName(webPath: WebPath): void {
-  if (!isUsableFileName(webPath)) throw badRequest(`wiki page name is not a usable file name: ${webPath}`);
-}
-
 /** A new page's name: not one Gitea reserves, and a usable file name. */
 function assertUsableName(webPath: WebPath): void {
   const reserved = reservedSegment(webPath);
   if (reserved !== null) throw badRequest(`wiki title is reserved: ${reserved}`);
-  assertFileName(webPath);
+  if (!isUsableFileName(webPath)) throw badRequest(`wiki page name is not a usable file name: ${webPath}`);
 }
 
 /** Gitea's AddWikiPage: a new page (the first one creates the wiki); a page of that name already there is a 400. */
@@ -216,8 +212,8 @@ export async function addWikiPage(tx: Tx, ctx: WikiContext, repo: RepoRow, doer:
 export async function editWikiPage(
   tx: Tx, ctx: WikiContext, repo: RepoRow, doer: UserRow, oldPath: WebPath, title: string, content: Buffer, message: string,
 ): Promise<WebPath> {
+  if (!isUsableFileName(oldPath)) throw notFound(`wiki page ${oldPath} does not exist`);
   const newPath = title.trim() ? titleToWebPath(title) : oldPath;
-  assertFileName(oldPath);
   assertUsableName(newPath);
   const comment = message || `Update ${quoted(newPath)}`;
   await commitWikiChange(tx, ctx, repo, doer, {
