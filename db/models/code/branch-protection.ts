@@ -6,6 +6,9 @@ import { updateRow } from '../../sql.js';
 import { accessModeOf } from '../access.js';
 import { accessModes, type AccessMode, type RepoRow } from '../repos/repo-row.js';
 import { toUserRow, type UserRow } from '../users/user-row.js';
+import { isGlobRule } from './glob-rule.js';
+
+export { isGlobRule };
 
 /** A row of the `protected_branch` table: one rule, naming a branch or a glob of branch names. */
 export interface ProtectionRow {
@@ -77,11 +80,6 @@ function toProtectionRow(raw: Record<string, unknown>): ProtectionRow {
 }
 
 // ---------------------------------------------------------------- matching
-
-/** Gitea's special glob bytes: a rule containing one is a pattern, otherwise the name of one branch. */
-export function isGlobRule(ruleName: string): boolean {
-  return /[*?[\]{}\\]/.test(ruleName);
-}
 
 /** A rule or file pattern, `/` separating segments; one that does not compile matches itself literally, as in Gitea. */
 export function rulePattern(glob: string): RegExp {
