@@ -280,7 +280,6 @@ export function assertNotArchived(repo: RepoRow): void {
 
 /** Creates a rule; a rule of the same name in the repository answers 403, as in Gitea. */
 export async function createProtection(tx: Tx, repo: RepoRow, doer: UserRow, ruleName: string, input: ProtectionInput): Promise<ProtectionRow> {
-  assertNotArchived(repo);
   const creation: ProtectionInput = {
     ...input,
     // On creation Gitea keeps the whitelist only when pushing is enabled at all.
@@ -306,7 +305,6 @@ export async function createProtection(tx: Tx, repo: RepoRow, doer: UserRow, rul
 
 /** Changes only the fields that are set. */
 export async function editProtection(tx: Tx, repo: RepoRow, doer: UserRow, rule: ProtectionRow, input: ProtectionInput): Promise<ProtectionRow> {
-  assertNotArchived(repo);
   const row = await updateRow(tx, 'protected_branch', rule.id, await columnsOf(tx, repo, input));
   if (!row) throw notFound();
   await emit(tx, { kind: 'branch_protection.edited', repoId: repo.id, doerId: doer.id, payload: { protection_id: rule.id, rule_name: rule.rule_name } });
