@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
+import { packageImports, relativeImports, sourceFiles, valueImportCycles } from './helpers/import-graph.js';
 
 /** DESIGN.md's arrows: which top-level folder may import which. `api/render` is the part of api/ actors may use. */
 const allowed: Record<string, string[]> = {
@@ -10,14 +11,6 @@ const allowed: Record<string, string[]> = {
   actors: ['actors', 'db', 'jobs', 'api/render'],
   workers: ['workers', 'actors', 'db', 'jobs'],
 };
-
-function* sourceFiles(dir: string): Generator<string> {
-  for (const entry of readdirSync(dir)) {
-    const full = path.join(dir, entry);
-    if (statSync(full).isDirectory()) yield* sourceFiles(full);
-    else if (full.endsWith('.ts')) yield full;
-  }
-}
 
 function areaOf(file: string): string {
   const [top, second] = file.split(path.sep);
@@ -56,6 +49,48 @@ test('only db/git and api/git run git', (t) => {
         const target = path.normalize(path.join(path.dirname(file), match[2]));
         if (target === runner || /\b(?:runGit|gitOk)\b/.test(match[1])) wrong.push(`${file} → ${target}`);
       }
+    }
+  }
+  t.deepEqual(wrong, []);
+});
+
+/** Modules tied in a circle load in an order that depends on who imports first; type-only imports are erased and tie nothing. */
+test('no value-import circles in db/', (t) => {
+  t.deepEqual(valueImportCycles('db'), []);
+});
+
+/**
+ * Models are the layer views and processes build on: they import neither (a model needing a view's SQL or a row type
+ * takes it from a leaf module of db/models). The configuration's type is the one exception: it is erased.
+ */
+test('db/models imports neither db/views nor db/process', (t) => {
+  const wrong: string[] = [];
+  for (const file of sourceFiles(path.join('db', 'models'))) {
+    for (const { target, typeOnly } of relativeImports(file)) {
+      const toViews = target.startsWith(`db${path.sep}views${path.sep}`);
+      const toProcess = target.startsWith(`db${path.sep}process${path.sep}`) && !typeOnly;
+      if (toViews || toProcess) wrong.push(`${file} → ${target}`);
+    }
+  }
+  t.deepEqual(wrong, []);
+});
+
+/** Packages that reach the disk, the network, a database or another process. */
+const ioPackage = /^(?:node:)?(?:fs|child_process|net|http|https|http2|dgram|worker_threads)(?:\/|$)|^(?:pg|pg-boss|typeorm|undici|isomorphic-git|nodemailer|express)(?:\/|$)/;
+
+/** Renderers turn rows into answers: nothing they load, however indirectly, may do I/O. */
+test('api/render stays pure', (t) => {
+  const wrong: string[] = [];
+  for (const start of sourceFiles(path.join('api', 'render'))) {
+    const seen = new Set<string>();
+    const pending: string[][] = [[start]];
+    while (pending.length > 0) {
+      const trail = pending.pop()!;
+      const file = trail[trail.length - 1];
+      if (seen.has(file)) continue;
+      seen.add(file);
+      for (const name of packageImports(file)) if (ioPackage.test(name)) wrong.push(`${trail.join(' → ')} → ${name}`);
+      for (const { target, typeOnly } of relativeImports(file)) if (!typeOnly) pending.push([...trail, target]);
     }
   }
   t.deepEqual(wrong, []);

@@ -1,4 +1,4 @@
-import { forbidden, locked, notFound } from '../../db/errors.js';
+import { forbidden, notFound } from '../../db/errors.js';
 import { unitModeWithOwner } from '../../db/models/access.js';
 import type { IssueRow } from '../../db/models/issues/issue-row.js';
 import { getIssueByIndex } from '../../db/models/issues/issues.js';
@@ -30,7 +30,3 @@ export async function loadIssue(deps: Deps, repo: LoadedRepo, index: number, nee
   return { issue, mode };
 }
 
-/** Gitea's mustNotBeArchived: an archived repository takes no new issues or comments (423). */
-export function assertNotArchived(repo: LoadedRepo): void {
-  if (repo.repo.is_archived) throw locked('repo is archived');
-}

@@ -1,4 +1,4 @@
-import { forbidden, notFound, unauthorized } from '../../db/errors.js';
+import { forbidden, locked, notFound, unauthorized } from '../../db/errors.js';
 import { findRepoAndAccess, unitModeWithOwner, type RepoPreload } from '../../db/models/access.js';
 import type { AccessModeName, UnitKey } from '../../db/models/orgs/teams.js';
 import { findRedirect, findRepoById } from '../../db/models/repos/repos.js';
@@ -13,11 +13,13 @@ import { renderRepository, type ApiRepository } from '../render/repository.js';
 /**
  * What a route declares about the repository in its path, as Gitea's api.go says it: `{}` is repoAssignment (the
  * repository must be readable), `unit` is reqRepoReader(unit), `mode` reqRepoWriter / reqRepoAdmin / reqOwner
- * (of the unit, when one is named).
+ * (of the unit, when one is named), `notArchived` mustNotBeArchived.
  */
 export interface RepoGuard {
   unit?: UnitKey;
   mode?: Exclude<AccessModeName, 'none'>;
+  /** Gitea's mustNotBeArchived: an archived repository refuses the route's change (423). */
+  notArchived?: true;
 }
 
 /** A repository as a route's guard loaded it. */
@@ -87,6 +89,7 @@ export async function loadGuardedRepo(
     : { loaded: await loadRepoById(deps, caller, parseId(params.id)), unitMode: null };
   const scoped = guard.unit ? await narrowToUnit(deps, loaded, guard.unit, unitMode) : loaded;
   if (guard.mode) requireMode(scoped, accessModes[guard.mode]);
+  if (guard.notArchived && scoped.repo.is_archived) throw locked('repo is archived');
   return scoped;
 }
 

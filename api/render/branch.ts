@@ -1,4 +1,4 @@
-import { isGlobRule } from '../../db/models/code/branch-protection.js';
+import { isGlobRule } from '../../db/models/code/glob-rule.js';
 import type { HeadCommit } from '../../db/git/commit-fields.js';
 import type { ProtectionView } from '../../db/views/branch-protections.js';
 import type { BranchView } from '../../db/views/branches.js';

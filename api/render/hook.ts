@@ -1,5 +1,5 @@
 import { eventHeader, eventsOf } from '../../db/models/hooks/hook-events.js';
-import { sentRequest, type HookTaskRow } from '../../db/models/hooks/hook-tasks.js';
+import { sentRequest, type HookTaskRow } from '../../db/models/hooks/hook-task-row.js';
 import type { WebhookRow } from '../../db/models/hooks/webhooks.js';
 import { iso } from './time.js';
 

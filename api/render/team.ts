@@ -1,5 +1,5 @@
 import { accessModes } from '../../db/models/repos/repo-row.js';
-import { accessModeNames, unitKeys } from '../../db/models/orgs/teams.js';
+import { accessModeNames, unitKeys } from '../../db/models/orgs/team-units.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import type { TeamWithOrg } from '../../db/views/teams.js';
 import { renderOrganization, type ApiOrganization } from './org.js';

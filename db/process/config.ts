@@ -3,8 +3,7 @@ import path from 'node:path';
 import { parse as parseIni } from 'ini';
 import { z } from 'zod';
 import { passwordAlgorithm } from '../crypto.js';
-import { assertUsableName, assertValidEmail } from '../models/users/names.js';
-import { assertPassword } from '../models/users/users.js';
+import { assertPassword, assertUsableName, assertValidEmail } from '../models/users/names.js';
 import { giteaHint } from './config-hints.js';
 
 /**

@@ -1,15 +1,12 @@
 import type { Queryable } from '../data-source.js';
 import type { AttachmentRow } from '../models/releases/attachments.js';
 import type { ReleaseRow } from '../models/releases/releases.js';
-import { userRowFromJson, type UserRow } from '../models/users/user-row.js';
-import { rowFromJson } from '../sql.js';
+import {
+  attachmentFromJson, releaseViewOf, releaseViewSql, type ReleaseView, type ReleaseViewColumns,
+} from '../models/releases/release-view-columns.js';
+import { userRowFromJson } from '../models/users/user-row.js';
 
-/** A release with what its JSON shows besides the row: the publisher (null once deleted) and the attachments. */
-export interface ReleaseView {
-  release: ReleaseRow;
-  publisher: UserRow | null;
-  attachments: AttachmentRow[];
-}
+export type { ReleaseView };
 
 /** The views of a list of releases in one statement, whatever its length: publishers and attachments as JSON. */
 export async function loadReleaseViews(db: Queryable, releases: ReleaseRow[]): Promise<ReleaseView[]> {
@@ -35,27 +32,6 @@ export async function loadReleaseViews(db: Queryable, releases: ReleaseRow[]): P
 
 export async function loadReleaseView(db: Queryable, release: ReleaseRow): Promise<ReleaseView> {
   return (await loadReleaseViews(db, [release]))[0];
-}
-
-const attachmentFromJson = (json: Record<string, unknown>): AttachmentRow => rowFromJson<AttachmentRow>(json, ['created']);
-
-/** SQL columns of the view of release row `alias` (any statement that has it), read back by releaseViewOf. */
-export const releaseViewSql = (alias: string): string =>
-  `row_to_json(${alias}) AS release, (SELECT row_to_json(u) FROM "user" u WHERE u.id = ${alias}.publisher_id) AS publisher,
-   (SELECT coalesce(json_agg(a ORDER BY a.name, a.id), '[]') FROM attachment a WHERE a.release_id = ${alias}.id) AS attachments`;
-
-export interface ReleaseViewColumns {
-  release: Record<string, unknown>;
-  publisher: Record<string, unknown> | null;
-  attachments: Array<Record<string, unknown>>;
-}
-
-export function releaseViewOf(row: ReleaseViewColumns): ReleaseView {
-  return {
-    release: rowFromJson<ReleaseRow>(row.release, ['created']),
-    publisher: row.publisher ? userRowFromJson(row.publisher) : null,
-    attachments: row.attachments.map(attachmentFromJson),
-  };
 }
 
 /** The view of a release (not a bare tag) by id, row included, in one statement; null when there is none. */

@@ -47,6 +47,7 @@ async function renderBranchNamed(deps: Deps, loaded: LoadedRepo, viewer: UserRow
 
 /** Gitea's reqToken + reqAdmin: repository administrators manage protection rules. */
 const protectionsAdmin = { mode: 'admin' } as const;
+const protectionsChange = { mode: 'admin', notArchived: true } as const;
 
 export const branchRoutes = [
   route({
@@ -67,7 +68,7 @@ export const branchRoutes = [
   }),
   route({
     method: 'post', path: '/repos/{owner}/{repo}/branches', operationId: 'repoCreateBranch', summary: 'Create a branch', tag: 'repository',
-    scope: 'write:repository', signedIn: true, repo: { unit: 'repo.code', mode: 'write' }, body: createBranchBody,
+    scope: 'write:repository', signedIn: true, repo: { unit: 'repo.code', mode: 'write', notArchived: true }, body: createBranchBody,
     responses: { 201: 'Branch', 403: 'forbidden', 404: 'notFound', 409: 'error', 422: 'validationError', 423: 'repoArchivedError' },
     handle: async ({ deps, repo, doer, body }) => {
       assertBranchesWritable(repo.repo);
@@ -88,7 +89,7 @@ export const branchRoutes = [
   }),
   route({
     method: 'delete', path: '/repos/{owner}/{repo}/branches/{branch}', rest: 'branch', operationId: 'repoDeleteBranch', summary: 'Delete a specific branch from a repository', tag: 'repository',
-    scope: 'write:repository', signedIn: true, repo: { unit: 'repo.code', mode: 'write' }, responses: { 204: 'empty', 403: 'error', 404: 'notFound', 423: 'repoArchivedError' },
+    scope: 'write:repository', signedIn: true, repo: { unit: 'repo.code', mode: 'write', notArchived: true }, responses: { 204: 'empty', 403: 'error', 404: 'notFound', 423: 'repoArchivedError' },
     handle: async ({ deps, repo, doer, params }) => {
       assertBranchesWritable(repo.repo);
       await inTx(deps, (tx) => deleteBranch(tx, deps.git, repo.repo, doer, params.branch));
@@ -105,7 +106,7 @@ export const branchRoutes = [
   }),
   route({
     method: 'post', path: '/repos/{owner}/{repo}/branch_protections', operationId: 'repoCreateBranchProtection', summary: 'Create a branch protections for a repository', tag: 'repository',
-    scope: 'write:repository', signedIn: true, repo: protectionsAdmin, body: createProtectionBody,
+    scope: 'write:repository', signedIn: true, repo: protectionsChange, body: createProtectionBody,
     responses: { 201: 'BranchProtection', 403: 'forbidden', 404: 'notFound', 422: 'validationError', 423: 'repoArchivedError' },
     handle: async ({ deps, repo, doer, body }) => {
       const { rule_name, branch_name, ...input } = body;
@@ -126,7 +127,7 @@ export const branchRoutes = [
   route({
     method: 'patch', path: '/repos/{owner}/{repo}/branch_protections/{name}', rest: 'name', operationId: 'repoEditBranchProtection', tag: 'repository',
     summary: 'Edit a branch protections for a repository. Only fields that are set will be changed',
-    scope: 'write:repository', signedIn: true, repo: protectionsAdmin, body: editProtectionBody,
+    scope: 'write:repository', signedIn: true, repo: protectionsChange, body: editProtectionBody,
     responses: { 200: 'BranchProtection', 404: 'notFound', 422: 'validationError', 423: 'repoArchivedError' },
     handle: async ({ deps, repo, doer, params, body }) => {
       const rule = await inTx(deps, async (tx) => {

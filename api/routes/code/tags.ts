@@ -39,7 +39,7 @@ export const tagRoutes = [
   }),
   route({
     method: 'post', path: '/repos/{owner}/{repo}/tags', operationId: 'repoCreateTag', summary: 'Create a new git tag in a repository',
-    tag: 'repository', scope: 'write:repository', signedIn: true, repo: { unit: 'repo.code', mode: 'write' }, body: createTagBody,
+    tag: 'repository', scope: 'write:repository', signedIn: true, repo: { unit: 'repo.code', mode: 'write', notArchived: true }, body: createTagBody,
     responses: { 201: 'Tag', 404: 'notFound', 405: 'empty', 409: 'conflict', 422: 'validationError', 423: 'repoArchivedError' },
     handle: async ({ deps, repo, doer, body }) => {
       const view = openGitView(deps, repo);
@@ -51,7 +51,7 @@ export const tagRoutes = [
   }),
   route({
     method: 'delete', path: '/repos/{owner}/{repo}/tags/{tag}', rest: 'tag', operationId: 'repoDeleteTag', summary: "Delete a repository's tag by name",
-    tag: 'repository', scope: 'write:repository', signedIn: true, repo: { unit: 'repo.code', mode: 'write' },
+    tag: 'repository', scope: 'write:repository', signedIn: true, repo: { unit: 'repo.code', mode: 'write', notArchived: true },
     responses: { 204: 'empty', 404: 'notFound', 405: 'empty', 409: 'conflict', 422: 'validationError', 423: 'repoArchivedError' },
     handle: async ({ deps, repo, doer, params }) => {
       await inTx(deps, (tx) => deleteTag(tx, deps, repo.repo, doer, params.tag));

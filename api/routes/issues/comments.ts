@@ -14,13 +14,13 @@ import { loadTimelineViews } from '../../../db/views/timeline.js';
 import { accessModeOf } from '../../../db/models/access.js';
 import { findRepoById } from '../../../db/models/repos/repos.js';
 import { renderTimelineComment } from '../../render/timeline.js';
-import { assertNotArchived, issueUnitMode, loadIssue } from '../../context/issue.js';
+import { issueUnitMode, loadIssue } from '../../context/issue.js';
 import { loadComment } from '../../context/comment.js';
 import type { LoadedRepo } from '../../context/repo.js';
 import type { Deps } from '../../deps.js';
 import { created, noContent, ok, route } from '../../http/route.js';
 import { renderComment, type ApiComment } from '../../render/issue.js';
-import { issuesRepo } from './issues.js';
+import { issueChange, issuesRepo } from './issues.js';
 import { dateTimeQuery } from './schemas.js';
 
 const commentBody = z.object({ body: z.string() });
@@ -31,7 +31,6 @@ async function renderComments(deps: Deps, repo: RepoRow, comments: CommentRow[],
 }
 
 async function edit(deps: Deps, repo: LoadedRepo, doer: UserRow, id: number, body: string) {
-  assertNotArchived(repo);
   const { comment, issue, mode } = await loadComment(deps, repo, id);
   const canWrite = mode >= accessModes.write;
   assertMayChangeComment(comment, doer, canWrite);
@@ -65,9 +64,8 @@ export const commentRoutes = [
   }),
   route({
     method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/comments', operationId: 'issueCreateComment', summary: 'Add a comment to an issue', tag: 'issue',
-    scope: 'write:issue', signedIn: true, repo: issuesRepo, ids: ['index'], body: commentBody, responses: { 201: 'Comment', 422: 'validationError' },
+    scope: 'write:issue', signedIn: true, repo: issueChange, ids: ['index'], body: commentBody, responses: { 201: 'Comment', 422: 'validationError' },
     handle: async ({ deps, repo, doer, ids, body }) => {
-      assertNotArchived(repo);
       const { issue, mode } = await loadIssue(deps, repo, ids.index);
       const row = await inTx(deps, (tx) => createComment(tx, repo.repo, issue, doer, body.body, mode >= accessModes.write));
       return created((await renderComments(deps, repo.repo, [row], new Map([[issue.id, issue]]), doer))[0]);
@@ -98,7 +96,7 @@ export const commentRoutes = [
   }),
   route({
     method: 'patch', path: '/repos/{owner}/{repo}/issues/comments/{id}', operationId: 'issueEditComment', summary: 'Edit a comment', tag: 'issue',
-    scope: 'write:issue', signedIn: true, repo: issuesRepo, ids: ['id'], body: commentBody, responses: { 200: 'Comment', 204: 'empty', 422: 'validationError' },
+    scope: 'write:issue', signedIn: true, repo: issueChange, ids: ['id'], body: commentBody, responses: { 200: 'Comment', 204: 'empty', 422: 'validationError' },
     handle: async ({ deps, repo, doer, ids, body }) => edit(deps, repo, doer, ids.id, body.body),
   }),
   route({
@@ -108,7 +106,7 @@ export const commentRoutes = [
   }),
   route({
     method: 'patch', path: '/repos/{owner}/{repo}/issues/{index}/comments/{id}', operationId: 'issueEditCommentDeprecated', summary: 'Edit a comment', tag: 'issue',
-    deprecated: true, scope: 'write:issue', signedIn: true, repo: issuesRepo, ids: ['index', 'id'], body: commentBody,
+    deprecated: true, scope: 'write:issue', signedIn: true, repo: issueChange, ids: ['index', 'id'], body: commentBody,
     responses: { 200: 'Comment', 204: 'empty', 422: 'validationError' },
     handle: async ({ deps, repo, doer, ids, body }) => edit(deps, repo, doer, ids.id, body.body),
   }),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { inTx } from '../../../db/data-source.js';
-import { locked, notFound } from '../../../db/errors.js';
+import { notFound } from '../../../db/errors.js';
 import { areDependenciesEnabled } from '../../../db/models/access.js';
 import { addDependency, removeDependency, type DependencyDirection } from '../../../db/models/issues/dependencies.js';
 import type { IssueRow } from '../../../db/models/issues/issue-row.js';
@@ -13,7 +13,7 @@ import type { LoadedRepo } from '../../context/repo.js';
 import type { Deps } from '../../deps.js';
 import type { Page } from '../../http/pagination.js';
 import { created, ok, route, type Reply } from '../../http/route.js';
-import { issuesRepo } from './issues.js';
+import { issueChange, issuesRepo } from './issues.js';
 import { renderIssues, renderOneIssue } from './render.js';
 
 /** Gitea's IssueMeta; owner and repo default to the route's repository. */
@@ -27,7 +27,6 @@ const issueMetaBody = z.object({ index: z.number().int().positive(), owner: z.st
 async function changeDependency(
   deps: Deps, repo: LoadedRepo, doer: UserRow, index: number, meta: IssueMeta, side: DependencyDirection, change: 'add' | 'remove',
 ): Promise<IssueRow> {
-  if (side === 'dependencies' && repo.repo.is_archived) throw locked('repo is archived');
   const { issue, mode } = await loadIssue(deps, repo, index);
   const here: IssueWithMode = { issue, mode, repo: repo.repo };
   const there = await loadIssueFromMeta(deps, repo, meta);
@@ -57,13 +56,13 @@ export const dependencyRoutes = [
   route({
     method: 'post', path: '/repos/{owner}/{repo}/issues/{index}/dependencies', operationId: 'issueCreateIssueDependencies',
     summary: 'Make the issue in the url depend on the issue in the form.', tag: 'issue',
-    scope: 'write:issue', signedIn: true, repo: issuesRepo, ids: ['index'], body: issueMetaBody, responses: { 201: 'Issue', 400: 'error', 422: 'validationError', 423: 'error' },
+    scope: 'write:issue', signedIn: true, repo: issueChange, ids: ['index'], body: issueMetaBody, responses: { 201: 'Issue', 400: 'error', 422: 'validationError', 423: 'error' },
     handle: async ({ deps, repo, doer, ids, body }) =>
       created(await renderOneIssue(deps, await changeDependency(deps, repo, doer, ids.index, body, 'dependencies', 'add'), repo.repo)),
   }),
   route({
     method: 'delete', path: '/repos/{owner}/{repo}/issues/{index}/dependencies', operationId: 'issueRemoveIssueDependencies', summary: 'Remove an issue dependency', tag: 'issue',
-    scope: 'write:issue', signedIn: true, repo: issuesRepo, ids: ['index'], body: issueMetaBody, responses: { 200: 'Issue', 400: 'error', 423: 'error' },
+    scope: 'write:issue', signedIn: true, repo: issueChange, ids: ['index'], body: issueMetaBody, responses: { 200: 'Issue', 400: 'error', 423: 'error' },
     handle: async ({ deps, repo, doer, ids, body }) =>
       ok(await renderOneIssue(deps, await changeDependency(deps, repo, doer, ids.index, body, 'dependencies', 'remove'), repo.repo)),
   }),

@@ -1,7 +1,7 @@
 import { inTx } from '../../../db/data-source.js';
 import { editIssue, openIssue } from '../../../db/models/issues/issue-options.js';
 import { accessModes } from '../../../db/models/repos/repo-row.js';
-import { assertNotArchived, issueUnitMode, loadIssue } from '../../context/issue.js';
+import { issueUnitMode, loadIssue } from '../../context/issue.js';
 import { z } from 'zod';
 import { forbidden } from '../../../db/errors.js';
 import { issuePagePreload, listIssues } from '../../../db/models/issues/issue-list.js';
@@ -16,6 +16,8 @@ import { renderIssuePage, renderOneIssue } from './render.js';
 
 /** Gitea's mustEnableIssuesOrPulls + repoAssignment: the unit is checked per issue (issues or pull requests). */
 export const issuesRepo = {} as const;
+/** An issue or pull request change, refused in an archived repository. */
+export const issueChange = { notArchived: true } as const;
 
 export const issueRoutes = [
   route({
@@ -30,10 +32,9 @@ export const issueRoutes = [
   route({
     method: 'post', path: '/repos/{owner}/{repo}/issues', operationId: 'issueCreateIssue',
     summary: 'Create an issue. If using deadline only the date will be taken into account, and time of day ignored.', tag: 'issue',
-    scope: 'write:issue', signedIn: true, repo: { unit: 'repo.issues' }, body: createIssueBody,
+    scope: 'write:issue', signedIn: true, repo: { unit: 'repo.issues', notArchived: true }, body: createIssueBody,
     responses: { 201: 'Issue', 412: 'error', 422: 'validationError', 423: 'error' },
     handle: async ({ deps, repo, doer, body }) => {
-      assertNotArchived(repo);
       const canWrite = (await issueUnitMode(deps, repo, false)) >= accessModes.write;
       const issue = await inTx(deps, (tx) => openIssue(tx, repo.repo, doer, body, canWrite));
       return created(await renderOneIssue(deps, issue, repo.repo));

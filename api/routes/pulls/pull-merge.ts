@@ -5,7 +5,6 @@ import { mergeStyles } from '../../../db/models/pulls/merge-checks.js';
 import { mergePull } from '../../../db/models/pulls/merge.js';
 import { scheduleMergeUnlessReady } from '../../../db/models/automerge/scheduled-merges.js';
 import { updatePullBranch } from '../../../db/models/pulls/pull-update.js';
-import { assertNotArchived } from '../../context/issue.js';
 import { loadPull } from '../../context/pull.js';
 import { noContent, route } from '../../http/route.js';
 
@@ -33,10 +32,9 @@ export const pullMergeRoutes = [
   }),
   route({
     method: 'post', path: '/repos/{owner}/{repo}/pulls/{index}/merge', operationId: 'repoMergePullRequest', summary: 'Merge a pull request',
-    tag: 'repository', scope: 'write:repository', signedIn: true, repo: { unit: 'repo.pulls' }, ids: ['index'], body: mergePullBody,
+    tag: 'repository', scope: 'write:repository', signedIn: true, repo: { unit: 'repo.pulls', notArchived: true }, ids: ['index'], body: mergePullBody,
     responses: { 200: 'empty', 201: 'empty', 404: 'notFound', 405: 'empty', 409: 'error', 422: 'validationError', 423: 'error' },
     handle: async ({ deps, repo, doer, ids, body }) => {
-      assertNotArchived(repo);
       const { pull } = await loadPull(deps, repo, ids.index);
       if (body.merge_when_checks_succeed && body.Do !== 'manually-merged') {
         const scheduled = await inTx(deps, (tx) => scheduleMergeUnlessReady(tx, deps, repo.repo, pull, doer, {

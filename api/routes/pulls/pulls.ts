@@ -10,7 +10,6 @@ import { openPull, resolveHead } from '../../../db/models/pulls/pull-options.js'
 import { findUserByName } from '../../../db/models/users/users.js';
 import { findIssueById } from '../../../db/models/issues/issues.js';
 import { listPinned } from '../../../db/models/issues/pins.js';
-import { assertNotArchived } from '../../context/issue.js';
 import { loadPull, renderOnePull, renderPulls } from '../../context/pull.js';
 import { created, ok, route } from '../../http/route.js';
 import { dateTime } from '../issues/schemas.js';
@@ -75,10 +74,9 @@ export const pullRoutes = [
   }),
   route({
     method: 'post', path: '/repos/{owner}/{repo}/pulls', operationId: 'repoCreatePullRequest', summary: 'Create a pull request', tag: 'repository',
-    scope: 'write:repository', signedIn: true, repo: { unit: 'repo.pulls' }, body: createPullBody,
+    scope: 'write:repository', signedIn: true, repo: { unit: 'repo.pulls', notArchived: true }, body: createPullBody,
     responses: { 201: 'PullRequest', 403: 'forbidden', 404: 'notFound', 409: 'error', 422: 'validationError', 423: 'error' },
     handle: async ({ deps, repo, doer, body }) => {
-      assertNotArchived(repo);
       const { issue, pull } = await inTx(deps, (tx) => openPull(tx, deps, repo.repo, doer, body));
       return created(await renderOnePull(deps, repo, pull, issue, doer));
     },

@@ -1,5 +1,4 @@
 import { inTx } from '../../../db/data-source.js';
-import { locked } from '../../../db/errors.js';
 import { cancelAutoMerge } from '../../../db/models/automerge/scheduled-merges.js';
 import { loadPull } from '../../context/pull.js';
 import { noContent, route } from '../../http/route.js';
@@ -8,9 +7,8 @@ export const autoMergeRoutes = [
   route({
     method: 'delete', path: '/repos/{owner}/{repo}/pulls/{index}/merge', operationId: 'repoCancelScheduledAutoMerge',
     summary: 'Cancel the scheduled auto merge for the given pull request', tag: 'repository', scope: 'write:repository', signedIn: true,
-    repo: { unit: 'repo.pulls' }, ids: ['index'], responses: { 204: 'empty', 423: 'error' },
+    repo: { unit: 'repo.pulls', notArchived: true }, ids: ['index'], responses: { 204: 'empty', 423: 'error' },
     handle: async ({ deps, repo, doer, ids }) => {
-      if (repo.repo.is_archived) throw locked('repo is archived');
       const { pull, issue } = await loadPull(deps, repo, ids.index);
       await inTx(deps, (tx) => cancelAutoMerge(tx, repo.repo, issue, pull, doer, repo.repoMode));
       return noContent();

@@ -6,6 +6,9 @@ import { updateRow } from '../../sql.js';
 import { accessModeOf } from '../access.js';
 import { accessModes, type AccessMode, type RepoRow } from '../repos/repo-row.js';
 import { toUserRow, type UserRow } from '../users/user-row.js';
+import { isGlobRule } from './glob-rule.js';
+
+export { isGlobRule };
 
 /** A row of the `protected_branch` table: one rule, naming a branch or a glob of branch names. */
 export interface ProtectionRow {
@@ -77,11 +80,6 @@ function toProtectionRow(raw: Record<string, unknown>): ProtectionRow {
 }
 
 // ---------------------------------------------------------------- matching
-
-/** Gitea's special glob bytes: a rule containing one is a pattern, otherwise the name of one branch. */
-export function isGlobRule(ruleName: string): boolean {
-  return /[*?[\]{}\\]/.test(ruleName);
-}
 
 /** A rule or file pattern, `/` separating segments; one that does not compile matches itself literally, as in Gitea. */
 export function rulePattern(glob: string): RegExp {
@@ -345,7 +343,6 @@ export function assertNotArchived(repo: RepoRow): void {
 
 /** Creates a rule; a rule of the same name in the repository answers 403, as in Gitea. */
 export async function createProtection(tx: Tx, repo: RepoRow, doer: UserRow, ruleName: string, input: ProtectionInput): Promise<ProtectionRow> {
-  assertNotArchived(repo);
   const creation: ProtectionInput = {
     ...input,
     // On creation Gitea keeps the whitelist only when pushing is enabled at all.
@@ -371,7 +368,6 @@ export async function createProtection(tx: Tx, repo: RepoRow, doer: UserRow, rul
 
 /** Changes only the fields that are set. */
 export async function editProtection(tx: Tx, repo: RepoRow, doer: UserRow, rule: ProtectionRow, input: ProtectionInput): Promise<ProtectionRow> {
-  assertNotArchived(repo);
   const row = await updateRow(tx, 'protected_branch', rule.id, await columnsOf(tx, repo, input));
   if (!row) throw notFound();
   await emit(tx, { kind: 'branch_protection.edited', repoId: repo.id, doerId: doer.id, payload: { protection_id: rule.id, rule_name: rule.rule_name } });

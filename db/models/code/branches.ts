@@ -4,7 +4,7 @@ import type { HeadCommit } from '../../git/commit-fields.js';
 import { zeroOid } from '../../git/objects.js';
 import type { GitRepo } from '../../git/repo.js';
 import type { GitStore } from '../../git/store.js';
-import { assertNotArchived, effectiveProtection, listProtections } from './branch-protection.js';
+import { effectiveProtection, listProtections } from './branch-protection.js';
 import { branchHeadColumns, headOfRow, insertBranchRow, type BranchHeadColumns } from './branch-rows.js';
 import type { RepoPreload } from '../access.js';
 import { recordRefUpdates } from './ref-updates.js';
@@ -96,9 +96,8 @@ export async function listBranchPage(db: Queryable, repoId: number, page: { limi
 
 // ---------------------------------------------------------------- branches made and removed through the API
 
-/** Gitea's repository checks before a branch is written: archived 423, empty 404, mirror 403. */
+/** Gitea's repository checks before a branch is written (the route refuses an archived one): empty 404, mirror 403. */
 export function assertBranchesWritable(repo: RepoRow): void {
-  assertNotArchived(repo);
   if (repo.is_empty) throw notFound(undefined, 'Git Repository is empty.');
   if (repo.is_mirror) throw forbidden('Git Repository is a mirror.');
 }

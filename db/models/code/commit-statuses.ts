@@ -6,7 +6,7 @@ import { emit } from '../../events/emit.js';
 import type { GitStore } from '../../git/store.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
-import { enqueueAutoMergeChecksForCommit } from '../automerge/scheduled-merges.js';
+import { enqueueAutoMergeChecksForCommit } from '../automerge/auto-merge-checks.js';
 
 export const commitStatusStates = ['pending', 'success', 'error', 'failure', 'warning'] as const;
 export type CommitStatusState = (typeof commitStatusStates)[number];

@@ -3,7 +3,6 @@ import { conflict, invalid, notFound } from '../../errors.js';
 import { isValidRefPattern, zeroOid } from '../../git/objects.js';
 import type { GitRepo } from '../../git/repo.js';
 import type { GitStore } from '../../git/store.js';
-import { assertNotArchived } from './branch-protection.js';
 import { recordRefUpdates } from './ref-updates.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
@@ -31,7 +30,6 @@ async function assertValidTagName(repoGit: GitRepo, name: string): Promise<void>
  * transaction does not commit.
  */
 export async function createTag(tx: Tx, ctx: TagContext, repo: RepoRow, doer: UserRow, input: NewTag): Promise<string> {
-  assertNotArchived(repo);
   const repoGit = ctx.git.open(repo);
   await assertValidTagName(repoGit, input.tag_name);
   const commit = await repoGit.findCommit(input.target || repo.default_branch);
@@ -63,7 +61,6 @@ export async function createTag(tx: Tx, ctx: TagContext, repo: RepoRow, doer: Us
  * tag-only release row go. The ref comes back if the transaction does not commit.
  */
 export async function deleteTag(tx: Tx, ctx: TagContext, repo: RepoRow, doer: UserRow, name: string): Promise<void> {
-  assertNotArchived(repo);
   const repoGit = ctx.git.open(repo);
   const [release] = await tx.query<{ id: number; is_tag: boolean }>(
     'SELECT id, is_tag FROM release WHERE repo_id = $1 AND lower_tag_name = $2 FOR UPDATE',

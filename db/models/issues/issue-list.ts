@@ -2,7 +2,7 @@ import type { Queryable } from '../../data-source.js';
 import type { PageWindow } from '../../sql.js';
 import type { RepoPreload } from '../access.js';
 import type { RepoRow } from '../repos/repo-row.js';
-import { issueViewVersionSql } from '../../views/issues.js';
+import { issueViewVersionSql } from './issue-view-version.js';
 import { reviewTypes } from '../reviews/review-row.js';
 import { commentType } from './issue-row.js';
 

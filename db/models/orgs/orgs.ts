@@ -12,8 +12,7 @@ import { assertUsableName, assertValidEmail } from '../users/names.js';
 import { createRepository, deleteRepository, type NewRepo, type RepoContext } from '../repos/repos.js';
 import { accessModes, type AccessMode, type RepoRow } from '../repos/repo-row.js';
 import { createOwnerTeam, ownerTeamName } from './teams.js';
-import { toUserRow, userTypes, visibilities, type UserRow, type Visibility } from '../users/user-row.js';
-import { findUsersByIds } from '../users/users.js';
+import { findUsersByIds, toUserRow, userTypes, visibilities, type UserRow, type Visibility } from '../users/user-row.js';
 
 /** An organization: a row of "user" with type 1. */
 export interface OrgRow extends UserRow {

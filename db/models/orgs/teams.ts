@@ -6,19 +6,12 @@ import { selectPage, updateRow, type RowChanges } from '../../sql.js';
 import { isBlocked } from '../users/blocks.js';
 import { accessModes, type AccessMode, type RepoRow } from '../repos/repo-row.js';
 import { toUserRow, userTypes, type UserRow } from '../users/user-row.js';
+import { accessModeNames, unitKeys, type AccessModeName, type UnitKey } from './team-units.js';
 
-/** Gitea's repository units, in its order (unit.AllRepoUnitTypes). */
-export const unitKeys = [
-  'repo.code', 'repo.issues', 'repo.pulls', 'repo.releases', 'repo.wiki', 'repo.ext_wiki', 'repo.ext_issues',
-  'repo.projects', 'repo.packages', 'repo.actions',
-] as const;
-export type UnitKey = (typeof unitKeys)[number];
+export { accessModeNames, unitKeys, type AccessModeName, type UnitKey };
 
 /** External units can only ever be read. */
 const readOnlyUnits = new Set<UnitKey>(['repo.ext_wiki', 'repo.ext_issues']);
-
-export const accessModeNames = ['none', 'read', 'write', 'admin', 'owner'] as const;
-export type AccessModeName = (typeof accessModeNames)[number];
 
 export const ownerTeamName = 'Owners';
 

@@ -5,7 +5,7 @@ import { issueFacts } from '../issues/issue-facts.js';
 import { findIssueById } from '../issues/issues.js';
 import type { PullRow } from './pull-row.js';
 import { refreshPull } from './pulls.js';
-import { enqueueAutoMergeCheck } from '../automerge/scheduled-merges.js';
+import { enqueueAutoMergeCheck } from '../automerge/auto-merge-checks.js';
 import { findRepoById } from '../repos/repos.js';
 import { reviewsAfterHeadPush } from '../reviews/reviews.js';
 import { findUsersByIds } from '../users/users.js';

@@ -5,7 +5,7 @@ import type { RepoPreload } from '../access.js';
 import { conflict, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import type { ReleaseEventKind } from '../../events/catalogue.js';
 import { emit, emitInStatementSql, eventParam } from '../../events/emit.js';
-import { releaseViewOf, releaseViewSql, type ReleaseView, type ReleaseViewColumns } from '../../views/releases.js';
+import { releaseViewOf, releaseViewSql, type ReleaseView, type ReleaseViewColumns } from './release-view-columns.js';
 import { zeroOid } from '../../git/objects.js';
 import type { GitRepo } from '../../git/repo.js';
 import type { GitStore } from '../../git/store.js';

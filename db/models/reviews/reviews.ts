@@ -4,7 +4,7 @@ import { emit } from '../../events/emit.js';
 import { fileDiff } from '../../git/review-diff.js';
 import type { GitStore } from '../../git/store.js';
 import { selectPage, type PageWindow } from '../../sql.js';
-import { enqueueAutoMergeCheck } from '../automerge/scheduled-merges.js';
+import { enqueueAutoMergeCheck } from '../automerge/auto-merge-checks.js';
 import { issueFacts } from '../issues/issue-facts.js';
 import { commentType, type CommentRow, type IssueRow } from '../issues/issue-row.js';
 import { recordMentions } from '../issues/mentions.js';

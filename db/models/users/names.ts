@@ -1,4 +1,4 @@
-import { invalid } from '../../errors.js';
+import { badRequest, invalid } from '../../errors.js';
 
 /** Gitea's reserved user and organization names, plus the bots Hearth itself may run as. */
 const reservedNames = new Set([
@@ -33,4 +33,12 @@ export function assertValidEmail(email: string): void {
   if (email.length > 254 || !emailPattern.test(email) || email.startsWith('-')) {
     throw invalid(`e-mail invalid [email: ${email}]`);
   }
+}
+
+const minPasswordLength = 8;
+
+/** Gitea answers a short password with 400 (PasswordIsRequired, PasswordTooShort) and a long one with 422. */
+export function assertPassword(password: string): void {
+  if (password.length < minPasswordLength) throw badRequest(`password is too short: at least ${minPasswordLength} characters`);
+  if (password.length > 255) throw invalid('password is too long: at most 255 characters');
 }

@@ -1,3 +1,4 @@
+import type { Queryable } from '../../data-source.js';
 import type { AccessMode } from '../repos/repo-row.js';
 
 /** A row of the `user` table, as every model operation and renderer sees it. */
@@ -70,3 +71,10 @@ export function userRowFromJson(json: Record<string, unknown>): UserRow {
 
 /** A timestamp column as JSON renders it, as the Date pg would have read. */
 export const timestampOf = (value: unknown): Date | null => (value === null || value === undefined ? null : new Date(value as string));
+
+export async function findUsersByIds(db: Queryable, ids: ReadonlyArray<number | null>): Promise<Map<number, UserRow>> {
+  const wanted = [...new Set(ids.filter((id): id is number => id !== null))];
+  if (wanted.length === 0) return new Map();
+  const rows = await db.query('SELECT * FROM "user" WHERE id = ANY($1::bigint[])', [wanted]);
+  return new Map(rows.map((raw) => toUserRow(raw)).map((user) => [user.id, user]));
+}

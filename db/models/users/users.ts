@@ -3,11 +3,10 @@ import { hashPassword, type PasswordHash } from '../../crypto.js';
 import { badRequest, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { enqueue } from '../../../jobs/queue.js';
 import { selectPage, updateRow, type RowChanges } from '../../sql.js';
-import { assertUsableName, assertValidEmail } from './names.js';
+import { assertPassword, assertUsableName, assertValidEmail } from './names.js';
 import { releaseHoldings, type UserRemoval } from '../orgs/orgs.js';
+export { findUsersByIds } from './user-row.js';
 import { toUserRow, userTypes, visibilities, type UserRow, type Visibility } from './user-row.js';
-
-export const minPasswordLength = 8;
 
 export interface NewUser {
   username: string;
@@ -34,12 +33,6 @@ async function loginSourceType(tx: Tx, sourceId: number): Promise<'local' | 'lda
   const [source] = await tx.query<{ type: 'local' | 'ldap' }>('SELECT type FROM login_source WHERE id = $1', [sourceId]);
   if (!source) throw invalid(`login source does not exist [id: ${sourceId}]`);
   return source.type;
-}
-
-/** Gitea answers a short password with 400 (PasswordIsRequired, PasswordTooShort) and a long one with 422. */
-export function assertPassword(password: string): void {
-  if (password.length < minPasswordLength) throw badRequest(`password is too short: at least ${minPasswordLength} characters`);
-  if (password.length > 255) throw invalid('password is too long: at most 255 characters');
 }
 
 /** Creates an individual user with a primary e-mail address. A taken name or address is a 422, also under a race. */
@@ -109,13 +102,6 @@ export async function findUserByName(tx: Queryable, name: string): Promise<UserR
 }
 
 /** Users and organizations by id, in one query; null ids are skipped, ids without a row are absent from the map. */
-export async function findUsersByIds(db: Queryable, ids: ReadonlyArray<number | null>): Promise<Map<number, UserRow>> {
-  const wanted = [...new Set(ids.filter((id): id is number => id !== null))];
-  if (wanted.length === 0) return new Map();
-  const rows = await db.query('SELECT * FROM "user" WHERE id = ANY($1::bigint[])', [wanted]);
-  return new Map(rows.map((raw) => toUserRow(raw)).map((user) => [user.id, user]));
-}
-
 /** Basic authentication names a user by login name or by any of their e-mail addresses. */
 export async function findUserByLogin(tx: Queryable, login: string): Promise<UserRow | null> {
   const [raw] = await tx.query(
