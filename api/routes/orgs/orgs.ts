@@ -81,6 +81,11 @@ const admin = { scope: 'write:admin', admin: true } as const;
 const orgRead = { scope: 'read:organization' } as const;
 const orgWrite = { scope: 'write:organization', signedIn: true } as const;
 
+/** Members and site administrators see every member of an organization; everyone else its public members only. */
+async function seesEveryMember(deps: Deps, org: { id: number }, viewer: UserRow | null): Promise<boolean> {
+  return viewer !== null && (viewer.is_admin || (await isOrgMember(deps.db, org.id, viewer.id)));
+}
+
 export const orgRoutes = [
   route({
     method: 'get', path: '/orgs', operationId: 'orgGetAll', summary: 'Get list of organizations', tag: 'organization',
@@ -159,8 +164,7 @@ export const orgRoutes = [
     method: 'get', path: '/orgs/{org}/members', operationId: 'orgListMembers', summary: "List an organization's members", tag: 'organization',
     scope: 'read:organization', signedIn: true, org: {}, paginated: true, responses: { 200: 'UserList', 404: 'notFound' },
     handle: async ({ deps, doer, org, page, list }) => {
-      const publicOnly = !doer.is_admin && !(await isOrgMember(deps.db, org.id, doer.id));
-      const { users, total } = await listMembers(deps.db, org, publicOnly, page);
+      const { users, total } = await listMembers(deps.db, org, !(await seesEveryMember(deps, org, doer)), page);
       return list(renderUsers(deps, users, doer), total);
     },
   }),
@@ -192,7 +196,7 @@ export const orgRoutes = [
     method: 'get', path: '/orgs/{org}/public_members', operationId: 'orgListPublicMembers', summary: "List an organization's public members", tag: 'organization',
     ...orgRead, org: {}, paginated: true, responses: { 200: 'UserList', 404: 'notFound' },
     handle: async ({ deps, doer, org, page, list }) => {
-      const { users, total } = await listMembers(deps.db, org, true, page);
+      const { users, total } = await listMembers(deps.db, org, !(await seesEveryMember(deps, org, doer)), page);
       return list(renderUsers(deps, users, doer), total);
     },
   }),
