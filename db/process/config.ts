@@ -102,73 +102,107 @@ export const sections = {
     appName: key('APP_NAME', text.default('Hearth')),
   }),
   server: section({
+    /** The public address of the web process, as links and clone URLs show it. */
     rootUrl: key('ROOT_URL', setting.url.optional()),
   }),
   actions: section({
+    /** Actions settings, runs and runners (experimental). */
     enabled: key('ENABLED', setting.flag.default(false)),
   }),
   service: section({
+    /** Issues may depend on issues of other repositories. */
     allowCrossRepositoryDependencies: key('ALLOW_CROSS_REPOSITORY_DEPENDENCIES', setting.flag.default(true)),
+    /** The API trusts the user header of REVERSE_PROXY_AUTHENTICATION_USER from trusted proxies. */
     enableReverseProxyAuthenticationApi: key('ENABLE_REVERSE_PROXY_AUTHENTICATION_API', setting.flag.default(false)),
+    /** Tracked times and stopwatches. */
     enableTimetracking: key('ENABLE_TIMETRACKING', setting.flag.default(true)),
   }),
   security: section({
+    /** Refuse the deprecated `token` and `access_token` query parameters. */
     disableQueryAuthToken: key('DISABLE_QUERY_AUTH_TOKEN', setting.flag.default(false)),
+    /** The header naming the user, from a trusted proxy. */
     reverseProxyAuthenticationUser: key('REVERSE_PROXY_AUTHENTICATION_USER', text.default('X-WEBAUTH-USER')),
+    /** Addresses (CIDR) whose user header is trusted. */
     reverseProxyTrustedProxies: key('REVERSE_PROXY_TRUSTED_PROXIES', setting.list.default(['127.0.0.0/8', '::1/128'])),
     /** Resolved to its stored form, `pbkdf2$ITERATIONS$KEYLEN`. */
     passwordHashAlgo: key('PASSWORD_HASH_ALGO', passwordHash.default(passwordAlgorithm('pbkdf2'))),
+    /** Encrypts secrets at rest (TOTP seeds, mirror credentials, actions secrets); empty: generated once into $HEARTH_DATA_DIR/secret.key. */
     secretKey: key('SECRET_KEY', text.default('')),
     /** Administrators may migrate from paths on the server. */
     importLocalPaths: key('IMPORT_LOCAL_PATHS', setting.flag.default(false)),
   }),
   repository: section({
+    /** Repositories a user may create; -1 for no limit. */
     maxCreationLimit: key('MAX_CREATION_LIMIT', setting.integer.pipe(z.number().min(-1)).default(-1)),
+    /** Forks do not count against MAX_CREATION_LIMIT. */
     allowForkWithoutMaximumLimit: key('ALLOW_FORK_WITHOUT_MAXIMUM_LIMIT', setting.flag.default(true)),
   }),
   /** Files attached to issues and comments; `maxSize` in MiB. */
   attachment: section({
+    /** Attachments of issues and comments. */
     enabled: key('ENABLED', setting.flag.default(true)),
+    /** Extensions and MIME types (`.txt,image/*`); empty allows all. */
     allowedTypes: key('ALLOWED_TYPES', text.default(defaultAttachmentTypes)),
+    /** MiB per file. */
     maxSize: key('MAX_SIZE', setting.integer.pipe(z.number().min(0)).default(2048)),
+    /** Files per upload. */
     maxFiles: key('MAX_FILES', setting.integer.pipe(z.number().min(0)).default(5)),
   }),
   'repository.issue': section({
+    /** Pinned issues per repository. */
     maxPinned: key('MAX_PINNED', setting.integer.pipe(z.number().min(0)).default(3)),
   }),
   ui: section({
+    /** The reactions users may give. */
     reactions: key('REACTIONS', setting.list.default(reactions.split(','))),
   }),
   webhook: section({
+    /** Where webhooks may be delivered: external, private, loopback, *, host names, CIDRs; checked on the address connected to. */
     allowedHostList: key('ALLOWED_HOST_LIST', text.default('external')),
+    /** Seconds a delivery may take. */
     deliverTimeoutSeconds: key('DELIVER_TIMEOUT', setting.seconds.default(5)),
+    /** Deliver to HTTPS targets without checking their certificates. */
     skipTlsVerify: key('SKIP_TLS_VERIFY', setting.flag.default(false)),
+    /** A proxy for deliveries to hosts matching PROXY_HOSTS. */
     proxyUrl: key('PROXY_URL', setting.url.optional()),
+    /** Host globs delivered through PROXY_URL. */
     proxyHosts: key('PROXY_HOSTS', setting.list.default([])),
   }),
   migrations: section({
+    /** Migrations and mirrors may reach private and loopback addresses. */
     allowLocalNetworks: key('ALLOW_LOCALNETWORKS', setting.flag.default(false)),
+    /** Migration and mirror hosts allowed (globs such as `*.example.com`, or CIDR ranges); empty allows all. */
     allowedDomains: key('ALLOWED_DOMAINS', setting.list.default([])),
+    /** Migration and mirror hosts refused (globs or CIDR ranges). */
     blockedDomains: key('BLOCKED_DOMAINS', setting.list.default([])),
   }),
   mirror: section({
+    /** The shortest interval a mirror may have. */
     minInterval: key('MIN_INTERVAL', setting.duration.default('10m')),
+    /** A new mirror's interval. */
     defaultInterval: key('DEFAULT_INTERVAL', setting.duration.default('8h')),
   }),
   mailer: section({
+    /** Send mail (issue notifications, welcome mails) through SMTP_ADDR:SMTP_PORT. */
     enabled: key('ENABLED', setting.flag.default(false)),
+    /** The SMTP server's host. */
     smtpAddr: key('SMTP_ADDR', text.optional()),
+    /** The SMTP server's port. */
     smtpPort: key('SMTP_PORT', setting.port.optional()),
+    /** The sender; unset: `Hearth <hearth@HOST>`. */
     from: key('FROM', text.optional()),
   }),
   packages: section({
+    /** The package registries; false serves neither them nor `/api/v1/packages`. */
     enabled: key('ENABLED', setting.flag.default(true)),
     /** Package versions per owner; -1 for no limit. */
     limitTotalOwnerCount: key('LIMIT_TOTAL_OWNER_COUNT', setting.integer.pipe(z.number().min(-1)).default(-1)),
+    /** Bytes of package files per owner; a publish past it is a 413. */
     limitTotalOwnerSize: key('LIMIT_TOTAL_OWNER_SIZE', setting.bytes.default(-1)),
     ...packageSizeLimits,
   }),
   log: section({
+    /** fatal, error, warn, info (default), debug, trace or silent. */
     level: key('LEVEL', logLevel.optional()),
   }),
 };
@@ -177,15 +211,24 @@ type SectionName = keyof typeof sections;
 type SectionConfig = { [S in SectionName]: z.output<(typeof sections)[S]['schema']> };
 
 /** What the environment itself carries (not INI settings). */
-const environment = z.object({
+export const environment = z.object({
+  /** The web process's HTTP port. */
   PORT: setting.port.default(3000),
+  /** The public address links are made with; over `[server] ROOT_URL`, else http://localhost:PORT/. */
   HEARTH_ROOT_URL: setting.url.optional(),
+  /** Repositories, blobs, app.ini and the embedded database live here. */
   HEARTH_DATA_DIR: text.min(1).default('./data'),
+  /** An external PostgreSQL; unset, Hearth runs an embedded one under $HEARTH_DATA_DIR/db. */
   DATABASE_URL: text.optional(),
+  /** With the password and e-mail: an administrator created at the first start. */
   HEARTH_ADMIN_USERNAME: text.optional(),
+  /** The boot administrator's password, checked as the API checks one. */
   HEARTH_ADMIN_PASSWORD: z.string().optional(),
+  /** The boot administrator's e-mail address. */
   HEARTH_ADMIN_EMAIL: text.optional(),
+  /** The actors a worker process runs, comma-separated; unset or `all` for every one. */
   HEARTH_ACTORS: text.optional(),
+  /** fatal, error, warn, info, debug, trace or silent; `[log] LEVEL` wins. */
   LOG_LEVEL: logLevel.optional(),
 });
 
