@@ -3,7 +3,8 @@ import { badRequest, notFound, tooLarge } from '../../db/errors.js';
 import { storePackageUpload, withUpload } from '../../db/models/packages/blobs.js';
 import { checkCrateName, indexPath, parseCargoMetadata, type CargoMetadata } from '../../db/models/packages/cargo.js';
 import {
-  addFile, countDownload, createVersion, findFile, findPackage, findVersion, getPackage, listFiles, listVersions, setVersionMetadata, uploadLimit,
+  addFile, countDownload, createVersion, findFile, findPackage, findVersion, getPackage, listFiles, listVersions, searchCrates, setVersionMetadata,
+  uploadLimit,
 } from '../../db/models/packages/packages.js';
 import { visibilities } from '../../db/models/users/user-row.js';
 import type { Deps } from '../deps.js';
@@ -50,14 +51,8 @@ export function cargoRegistry(deps: Deps): Registry {
   registry.get('/api/v1/crates', 'read', async (ctx) => {
     const q = typeof ctx.req.query.q === 'string' ? ctx.req.query.q.toLowerCase() : '';
     const perPage = Math.min(Math.max(Number(ctx.req.query.per_page) || 10, 1), 100);
-    const rows = await deps.db.query<{ name: string; max_version: string; description: string | null; total: number }>(
-      `SELECT p.name, (SELECT v.version FROM package_version v WHERE v.package_id = p.id ORDER BY v.created DESC, v.id DESC LIMIT 1) AS max_version,
-         (SELECT v.metadata->>'description' FROM package_version v WHERE v.package_id = p.id ORDER BY v.created DESC, v.id DESC LIMIT 1) AS description,
-         count(*) OVER ()::int AS total
-       FROM package p WHERE p.owner_id = $1 AND p.type = 'cargo' AND p.lower_name LIKE $2 ORDER BY p.lower_name LIMIT $3`,
-      [ctx.owner.id, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, perPage],
-    );
-    ctx.res.json({ crates: rows.map((r) => ({ name: r.name, max_version: r.max_version, description: r.description ?? '' })), meta: { total: rows[0]?.total ?? 0 } });
+    const { rows, total } = await searchCrates(deps.db, ctx.owner.id, q, perPage);
+    ctx.res.json({ crates: rows.map((r) => ({ name: r.name, max_version: r.max_version, description: r.description ?? '' })), meta: { total } });
   });
 
   registry.put('/api/v1/crates/new', 'write', async (ctx) => {

@@ -5,7 +5,7 @@ import { withUpload } from '../../db/models/packages/blobs.js';
 import { checkNpmName, checkTag, dropTagsOf, listDistTags, parseNpmPublish, removeDistTag, setDistTag } from '../../db/models/packages/npm.js';
 import {
   addFile, countDownload, createVersion, deleteVersion, findFile, findVersion, getPackage, listFiles, listVersions,
-  setVersionMetadata, toPackage, uploadLimit, type PackageFileView, type PackageRow, type PackageVersionRow,
+  searchPackagesByName, setVersionMetadata, uploadLimit, type PackageFileView, type PackageRow, type PackageVersionRow,
 } from '../../db/models/packages/packages.js';
 import type { Deps } from '../deps.js';
 import { discardBody, readBody } from './body.js';
@@ -219,14 +219,9 @@ export function npmRegistry(deps: Deps): Registry {
     const text = typeof ctx.req.query.text === 'string' ? ctx.req.query.text.trim().toLowerCase() : '';
     const size = Math.min(Math.max(Number(ctx.req.query.size) || 20, 1), 250);
     const from = Math.max(Number(ctx.req.query.from) || 0, 0);
-    const rows = await deps.db.query<Record<string, unknown> & { total: number }>(
-      `SELECT p.*, count(*) OVER ()::int AS total FROM package p WHERE p.owner_id = $1 AND p.type = 'npm' AND p.lower_name LIKE $2
-       ORDER BY p.lower_name LIMIT $3 OFFSET $4`,
-      [ctx.owner.id, `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, size, from],
-    );
+    const { rows: found, total } = await searchPackagesByName(deps.db, ctx.owner.id, 'npm', text, size, from);
     const objects = [];
-    for (const { total: _total, ...row } of rows) {
-      const pkg = toPackage(row);
+    for (const pkg of found) {
       const versions = await loadVersions(deps, pkg);
       const doc = packument(ctx.base, pkg, versions, await listDistTags(deps.db, pkg));
       const latest = (doc.versions as Record<string, Record<string, unknown>>)[(doc['dist-tags'] as Record<string, string>).latest];
@@ -242,7 +237,7 @@ export function npmRegistry(deps: Deps): Registry {
         searchScore: 1,
       });
     }
-    ctx.res.json({ objects, total: rows[0]?.total ?? 0, time: new Date().toUTCString() });
+    ctx.res.json({ objects, total, time: new Date().toUTCString() });
   });
 
   return registry;

@@ -9,7 +9,7 @@ import { findUsersByIds } from '../../../db/models/users/users.js';
 import { limits, text } from '../../http/fields.js';
 import { noContent, ok, route } from '../../http/route.js';
 import { renderJob, renderRun, renderSchedule } from '../../render/actions-runs.js';
-import { toRunner } from '../../../db/models/actions/runners.js';
+import { findRunnersOfTasks } from '../../../db/models/actions/runners.js';
 import { requireActions } from './levels.js';
 
 const runsQuery = z.object({
@@ -61,13 +61,7 @@ export const actionRunRoutes = [
       if (!run) throw notFound();
       const { rows, total } = await listRunJobs(deps.db, run.id, page);
       const taskIds = rows.map((j) => j.task_id).filter((id): id is number => id !== null);
-      const [steps, runners] = await Promise.all([
-        findTaskSteps(deps.db, taskIds),
-        deps.db.query<Record<string, unknown>>(
-          'SELECT t.id AS task_id, r.* FROM action_task t JOIN action_runner r ON r.id = t.runner_id WHERE t.id = ANY($1::bigint[])', [taskIds],
-        ),
-      ]);
-      const runnerOf = new Map(runners.map((raw) => [Number(raw.task_id), toRunner(raw)]));
+      const [steps, runnerOf] = await Promise.all([findTaskSteps(deps.db, taskIds), findRunnersOfTasks(deps.db, taskIds)]);
       const names = { owner: repo.owner.name, name: repo.repo.name };
       return ok({
         jobs: rows.map((job) => renderJob(job, run, names, job.task_id ? runnerOf.get(job.task_id) ?? null : null, job.task_id ? steps.get(job.task_id) ?? [] : [], deps.config)),

@@ -3,7 +3,7 @@ import { inTx } from '../../../db/data-source.js';
 import { forbidden, notFound } from '../../../db/errors.js';
 import { editPull } from '../../../db/models/pulls/pull-edit.js';
 import { accessModes } from '../../../db/models/repos/repo-row.js';
-import { findPullByBranches, findPullOfIssue } from '../../../db/models/pulls/pulls.js';
+import { findPullByBranches, findPullByMergedCommit, findPullOfIssue } from '../../../db/models/pulls/pulls.js';
 import type { PullRow } from '../../../db/models/pulls/pull-row.js';
 import { listPulls } from '../../../db/models/pulls/pull-list.js';
 import { openPull, resolveHead } from '../../../db/models/pulls/pull-options.js';
@@ -116,9 +116,7 @@ export const pullRoutes = [
     summary: 'Get the merged pull request of the commit', tag: 'repository', scope: 'read:repository', repo: { unit: 'repo.pulls' },
     responses: { 200: 'PullRequest', 404: 'notFound' },
     handle: async ({ deps, repo, doer, params }) => {
-      const [pull] = await deps.db.query<PullRow>(
-        'SELECT * FROM pull_request WHERE base_repo_id = $1 AND has_merged AND merged_commit_id = $2 ORDER BY id DESC LIMIT 1', [repo.repo.id, params.sha],
-      );
+      const pull = await findPullByMergedCommit(deps.db, repo.repo.id, params.sha);
       const issue = pull && (await findIssueById(deps.db, pull.issue_id));
       if (!pull || !issue) throw notFound(`pull request does not exist [merged commit: ${params.sha}]`);
       return ok(await renderOnePull(deps, repo, pull, issue, doer));

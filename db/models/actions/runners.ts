@@ -132,3 +132,11 @@ export async function deleteRunner(tx: Tx, level: RunnerLevel, runnerId: number)
   for (const runId of new Set(jobs.map((j) => Number(j.run_id)))) await settleRun(tx, runId);
   return true;
 }
+
+/** The runner that took each task, by task id, in one query. */
+export async function findRunnersOfTasks(db: Queryable, taskIds: number[]): Promise<Map<number, RunnerRow>> {
+  const rows = await db.query<Record<string, unknown>>(
+    'SELECT t.id AS task_id, r.* FROM action_task t JOIN action_runner r ON r.id = t.runner_id WHERE t.id = ANY($1::bigint[])', [taskIds],
+  );
+  return new Map(rows.map((raw) => [Number(raw.task_id), toRunner(raw)]));
+}

@@ -295,3 +295,31 @@ async function checkSizeLimits(tx: Tx, config: Config, owner: UserRow, type: Pac
   const total = config.packages.limitTotalOwnerSize;
   if (total >= 0 && (await ownerSize(tx, owner)) + size > total) throw tooLarge(quotaMessage);
 }
+
+const likeText = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** An owner's packages of one type whose lower-case name contains `text`, by name, one window and the count of all. */
+export async function searchPackagesByName(
+  db: Queryable, ownerId: number, type: string, text: string, limit: number, offset: number,
+): Promise<{ rows: PackageRow[]; total: number }> {
+  const rows = await db.query<Record<string, unknown> & { total: number }>(
+    `SELECT p.*, count(*) OVER ()::int AS total FROM package p WHERE p.owner_id = $1 AND p.type = $2 AND p.lower_name LIKE $3
+     ORDER BY p.lower_name LIMIT $4 OFFSET $5`,
+    [ownerId, type, likeText(text), limit, offset],
+  );
+  return { rows: rows.map(({ total: _total, ...row }) => toPackage(row)), total: rows[0]?.total ?? 0 };
+}
+
+/** Cargo's crate search: each matching crate's newest version and its description, by name, with the count of all. */
+export async function searchCrates(
+  db: Queryable, ownerId: number, text: string, limit: number,
+): Promise<{ rows: Array<{ name: string; max_version: string; description: string | null }>; total: number }> {
+  const rows = await db.query<{ name: string; max_version: string; description: string | null; total: number }>(
+    `SELECT p.name, (SELECT v.version FROM package_version v WHERE v.package_id = p.id ORDER BY v.created DESC, v.id DESC LIMIT 1) AS max_version,
+       (SELECT v.metadata->>'description' FROM package_version v WHERE v.package_id = p.id ORDER BY v.created DESC, v.id DESC LIMIT 1) AS description,
+       count(*) OVER ()::int AS total
+     FROM package p WHERE p.owner_id = $1 AND p.type = 'cargo' AND p.lower_name LIKE $2 ORDER BY p.lower_name LIMIT $3`,
+    [ownerId, likeText(text), limit],
+  );
+  return { rows: rows.map(({ total: _total, ...row }) => row), total: rows[0]?.total ?? 0 };
+}

@@ -48,6 +48,14 @@ export async function findPullOfIssue(db: Queryable, issueId: number): Promise<P
   return row ?? null;
 }
 
+/** The latest merged pull request into the repository whose merge made commit `sha` (Gitea's GetPullRequestByMergedCommit). */
+export async function findPullByMergedCommit(db: Queryable, repoId: number, sha: string): Promise<PullRow | null> {
+  const [row] = await db.query<PullRow>(
+    'SELECT * FROM pull_request WHERE base_repo_id = $1 AND has_merged AND merged_commit_id = $2 ORDER BY id DESC LIMIT 1', [repoId, sha],
+  );
+  return row ?? null;
+}
+
 /** The pull request row locked for a change, as it is now. */
 export async function lockPull(tx: Tx, pull: Pick<PullRow, 'id'>): Promise<PullRow> {
   const [row] = await tx.query<PullRow>('SELECT * FROM pull_request WHERE id = $1 FOR UPDATE', [pull.id]);
