@@ -21,6 +21,7 @@ import { ActionsBot1732000017000 } from './1732000017000-actions-bot.js';
 import { MirrorLeases1732000017200 } from './1732000017200-mirror-leases.js';
 import { BranchHeadCommits1732000016200 } from './1732000016200-branch-head-commits.js';
 import { IssueListOrder1732000016000 } from './1732000016000-issue-list-order.js';
+import { EventMails1732000018400 } from './1732000018400-event-mails.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -47,4 +48,5 @@ export const migrations = [
   MirrorLeases1732000017200,
   BranchHeadCommits1732000016200,
   IssueListOrder1732000016000,
+  EventMails1732000018400,
 ];
