@@ -24,16 +24,12 @@ const hookActions: Record<PullActivity, PullHookAction> = {
 export const actionsTrigger: Actor<'actions-trigger'> = {
   name: 'actions-trigger',
   job: 'actions-trigger',
-  async handle({ eventId }, deps) {
+  async handle({ eventId, kind, payload: eventPayload, repoId, doerId }, deps) {
     if (!deps.config.actions.enabled) return 'skipped';
-    const [row] = await deps.db.query<{ kind: string; repo_id: string | null; doer_id: string | null; payload: unknown }>(
-      'SELECT kind, repo_id, doer_id, payload FROM domain_event WHERE id = $1', [eventId],
-    );
-    const event = row ? parseEvent(row.kind, row.payload) : null;
-    if (!row || !event || !row.repo_id) return 'skipped';
-    const repo = await findRepoById(deps.db, Number(row.repo_id));
+    const event = parseEvent(kind, eventPayload);
+    if (!event) return 'skipped';
+    const repo = await findRepoById(deps.db, repoId);
     if (!repo) return 'skipped';
-    const doerId = row.doer_id ? Number(row.doer_id) : null;
     const doer = (await findUsersByIds(deps.db, [doerId])).get(doerId ?? 0) ?? null;
     if (event.kind === 'push') {
       await inTx(deps, (tx) => triggerPush(tx, deps.git, true, { eventId, repo, doer, ...event.payload }));

@@ -9,11 +9,10 @@ import { accessModes, repoRowFromJson, type AccessMode, type RepoRow } from '../
 import { findRepoById } from '../db/models/repos/repos.js';
 import { findUsersByIds } from '../db/models/users/users.js';
 import { findIssueById } from '../db/models/issues/issues.js';
-import { upsertThreads, type ThreadChange } from '../db/models/notifications/notifications.js';
+import { claimEventMails, upsertThreads, type ThreadChange } from '../db/models/notifications/notifications.js';
 import { loadIssueAudience, type AudienceMember } from '../db/views/issue-audience.js';
 import { renderIssueMail, type IssueMailAction } from '../api/render/issue-mail.js';
 import { enqueue, enqueueMany } from '../jobs/queue.js';
-import { wantsActions } from '../db/models/actions/triggers.js';
 import type { MailPayload } from '../jobs/catalogue.js';
 import { userRowFromJson, userTypes, type UserRow } from '../db/models/users/user-row.js';
 import { accessLevel, loadPushView, repoViewWithMode, repoViewWithOwner } from '../db/views/hook-sources.js';
@@ -32,6 +31,7 @@ import { issueHookPayload, type IssueHookKind } from './webhook/issue-payloads.j
 import type { Actor, ActorDeps } from './actor.js';
 import { reviewHooks, reviewRequestHooks } from './review-hooks.js';
 import { pullHooks } from './pull-hooks.js';
+import { reactionJobs } from './reactions.js';
 
 /** A stored domain event, typed by its kind. */
 interface StoredEvent<K extends EventKind = EventKind> {
@@ -365,14 +365,16 @@ export const notifier: Actor<'notify'> = {
     const fanout = fanouts[event.kind] as Fanout<EventKind>;
     const deliveries = await fanout.hooks(event, deps);
     const tasks = (await Promise.all(deliveries.map((d) => hookTasksFor(deps.db, deps.config.rootUrl, event, d)))).flat();
-    const notices = fanout.notification ? await noticesFor(deps, event, fanout.notification) : null;
-    // pushes, pull request and default-branch events also go to the actions area (runs and plans), while actions are on
-    const forActions = deps.config.actions.enabled && wantsActions(event);
-    if (tasks.length === 0 && !notices && !forActions) return 'skipped';
+    const [notices, jobs] = await Promise.all([
+      fanout.notification ? noticesFor(deps, event, fanout.notification) : null,
+      // what else the event causes (actors/reactions.ts): auto-merge checks, push mirrors, the actions trigger
+      reactionJobs({ id: event.id, kind: event.kind, payload: event.payload, repoId: event.repo?.id ?? null, doerId: event.doer?.id ?? null }, deps),
+    ]);
+    if (tasks.length === 0 && !notices && jobs.length === 0) return 'skipped';
     const { deliverTimeoutSeconds } = deps.config.webhook;
     // hook tasks alone (most events) are one statement, which needs no transaction of its own and completes this
     // notify job; the deliveries this process has room for are claimed in it and start at once
-    if (!notices && !forActions) {
+    if (!notices && jobs.length === 0) {
       const reserved = deps.workerId === null ? 0 : (deps.deliveries?.reserve(tasks.length) ?? 0);
       let claimed: ClaimedDelivery[] = [];
       try {
@@ -388,12 +390,13 @@ export const notifier: Actor<'notify'> = {
       return job ? 'completed' : 'done';
     }
     await inTx(deps, async (tx) => {
-      if (forActions) await enqueue(tx, 'actions-trigger', { eventId });
+      for (const queued of jobs) await enqueue(tx, queued.name, queued.payload);
       await insertHookTasks(tx, deliverTimeoutSeconds, tasks);
       if (notices) {
         await upsertThreads(tx, notices.threads);
-        // a repeated run re-sends nothing once threads exist: mails go out with the run that first commits
-        await enqueueMany(tx, 'mail', notices.mails);
+        // one mail per event and recipient: a repeated run finds them marked and queues none again
+        const unmailed = await claimEventMails(tx, event.id, notices.mails.map((m) => m.userId));
+        await enqueueMany(tx, 'mail', notices.mails.filter((m) => unmailed.has(m.userId)).map((m) => m.mail));
       }
     });
     return 'done';
@@ -402,7 +405,7 @@ export const notifier: Actor<'notify'> = {
 
 interface Notices {
   threads: ThreadChange;
-  mails: MailPayload[];
+  mails: { userId: number; mail: MailPayload }[];
 }
 
 /** Threads and mails of an issue event: who follows the issue (or the one user the event names), never the doer. */
@@ -419,7 +422,7 @@ async function noticesFor(deps: ActorDeps, event: StoredEvent, rule: Notificatio
   const threads: ThreadChange = {
     userIds: audience.map((m) => m.user.id), repoId: event.repo.id, issueId: issue.id, isPull: issue.is_pull, commentId, doerId: event.doer.id,
   };
-  const mails: MailPayload[] = [];
+  const mails: Notices['mails'] = [];
   if (rule.mail && deps.config.mailer.enabled) {
     let action: IssueMailAction = { kind: rule.mail } as IssueMailAction;
     if (rule.mail === 'commented') {
@@ -429,7 +432,7 @@ async function noticesFor(deps: ActorDeps, event: StoredEvent, rule: Notificatio
     }
     for (const member of audience) {
       if (!wantsMail(member, rule.mail)) continue;
-      mails.push(renderIssueMail(member.user, event.doer, event.repo, issue, action, deps.config));
+      mails.push({ userId: member.user.id, mail: renderIssueMail(member.user, event.doer, event.repo, issue, action, deps.config) });
     }
   }
   return { threads, mails };

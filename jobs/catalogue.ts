@@ -61,7 +61,14 @@ export type NotifyPayload = z.infer<typeof notifyPayload>;
 const webhookDeliveryPayload = z.object({ taskId: z.number().int().positive() });
 export type WebhookDeliveryPayload = z.infer<typeof webhookDeliveryPayload>;
 
-const actionsTriggerPayload = z.object({ eventId: z.number().int().positive() });
+/** The event itself rides with the job (kind and payload checked against the event catalogue by the actor): no second read of `domain_event`. */
+const actionsTriggerPayload = z.object({
+  eventId: z.number().int().positive(),
+  kind: z.string(),
+  payload: z.unknown(),
+  repoId: z.number().int().positive(),
+  doerId: z.number().int().positive().nullable(),
+});
 export type ActionsTriggerPayload = z.infer<typeof actionsTriggerPayload>;
 const actionsReplanPayload = z.object({ repoId: z.number().int().positive() });
 export type ActionsReplanPayload = z.infer<typeof actionsReplanPayload>;
@@ -148,7 +155,7 @@ export const jobs = {
     queue: { retryLimit: 8, retryDelay: 5, retryBackoff: true, expireInSeconds: 60 },
     concurrency: 64,
   } satisfies JobDefinition<WebhookDeliveryPayload>,
-  // One per push or default-branch change (queued by the notifier): the runs and schedule plans it causes.
+  // One per push, pull request activity or default-branch change (a reaction in actors/reactions.ts): the runs and schedule plans it causes.
   'actions-trigger': {
     name: 'actions-trigger',
     payload: actionsTriggerPayload,

@@ -3,6 +3,13 @@ import type { Logger } from 'pino';
 import { completeJobs } from '../jobs/queue.js';
 import { vacuumEveryJobs } from '../jobs/queue-vacuum.js';
 
+/**
+ * The pg-boss schema (its `pgboss.version` row) whose tables this runner, the claim-at-insert deliveries and
+ * jobs/queue.ts read and write directly: pg-boss 10.4.2, pinned exactly in package.json. Upgrading pg-boss: see
+ * docs/fast-paths.md; tests/jobs/pg-boss-schema.test.ts fails while this and the installed schema differ.
+ */
+export const knownPgBossSchema = 24;
+
 export interface JobRunnerOptions {
   boss: PgBoss;
   queue: string;

@@ -22,6 +22,7 @@ import { MirrorLeases1732000017200 } from './1732000017200-mirror-leases.js';
 import { OriginalService1732000018200 } from './1732000018200-original-service.js';
 import { BranchHeadCommits1732000016200 } from './1732000016200-branch-head-commits.js';
 import { IssueListOrder1732000016000 } from './1732000016000-issue-list-order.js';
+import { EventMails1732000018400 } from './1732000018400-event-mails.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -49,4 +50,5 @@ export const migrations = [
   BranchHeadCommits1732000016200,
   IssueListOrder1732000016000,
   OriginalService1732000018200,
+  EventMails1732000018400,
 ];

@@ -4,6 +4,8 @@ import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
 import { startSmtp } from '../helpers/smtp.js';
+import { notifier } from '../../actors/notifier.js';
+import { actorDeps } from '../../workers/subscribe.js';
 
 async function threads(hearth: TestHearth, user: TestUser, query = ''): Promise<any[]> {
   const answer = await hearth.call('GET', `/notifications${query}`, { auth: user.bearer });
@@ -156,4 +158,32 @@ test('with the mailer disabled, no mail job is queued or sent', async (t) => {
   t.true(drained.some((d) => d.name === 'notify'));
   t.false(drained.some((d) => d.name === 'mail'));
   t.is((await threads(hearth, bob)).length, 1, 'the assignee still gets a thread');
+});
+
+test('a notify job that runs again after its commit sends no mail twice: one mail per event and recipient', async (t) => {
+  const smtp = await startSmtp(t);
+  const { hearth, alice, bob } = await setUp(t, {
+    HEARTH__mailer__ENABLED: 'true', HEARTH__mailer__SMTP_ADDR: '127.0.0.1', HEARTH__mailer__SMTP_PORT: String(smtp.port),
+  });
+  await hearth.call('PUT', '/repos/alice/tool/collaborators/bob', { auth: alice.bearer, body: { permission: 'write' } });
+  await drain(hearth);
+  smtp.mails.length = 0;
+  const made = await hearth.call('POST', '/repos/alice/tool/issues', { auth: alice.bearer, body: { title: 'Twice?', assignees: ['bob'] } });
+  t.is(made.status, 201);
+  const [event] = await hearth.store.db.query<{ id: string }>(`SELECT id FROM domain_event WHERE kind = 'issue.assigned' ORDER BY id DESC LIMIT 1`);
+  const firstRun = await drain(hearth);
+  t.true(firstRun.some((d) => d.name === 'mail'));
+  const assignedToBob = () => smtp.mails.filter((mail) => mail.to.includes(bob.user.email) && /assigned you/.test(mail.raw));
+  await smtp.waitFor((mail) => mail.to.includes(bob.user.email) && /assigned you/.test(mail.raw));
+
+  // the same notify job once more, as pg-boss runs a job again whose completion was lost
+  const deps = actorDeps(hearth.store, hearth.config, hearth.deps.log);
+  t.is(await notifier.handle({ eventId: Number(event.id) }, deps), 'done');
+  const secondRun = await drain(hearth);
+  t.false(secondRun.some((d) => d.name === 'mail'), 'no mail job queued again');
+  // a mail that was queued would have arrived by now: the first one did within the first drain
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  t.is(assignedToBob().length, 1);
+  const marked = await hearth.store.db.query('SELECT user_id::int FROM event_mail WHERE event_id = $1', [event.id]);
+  t.deepEqual(marked, [{ user_id: bob.user.id }]);
 });

@@ -2,7 +2,9 @@ import { execFileSync } from 'node:child_process';
 import test from 'ava';
 import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
-import { editPublishedRelease, type ReleaseRow } from '../../db/models/releases/releases.js';
+import { editPublishedRelease, editRelease, type ReleaseEdit, type ReleaseRow } from '../../db/models/releases/releases.js';
+import { inTx, type Tx } from '../../db/data-source.js';
+import { findReleaseView } from '../../db/views/releases.js';
 import { findRepoById } from '../../db/models/repos/repos.js';
 
 const git = (dir: string, ...args: string[]): string => execFileSync('git', ['-C', dir, ...args], { encoding: 'utf8' }).trim();
@@ -308,4 +310,50 @@ test('an edit that keeps a release published under its tag is one statement, mad
   t.deepEqual(patched.body, (await hearth.call('GET', `/repos/alice/tool/releases/${seen.id}`, { auth: alice.bearer })).body);
   t.like(patched.body, { name: 'Final', body: 'notes', prerelease: true, tag_name: 'v1' });
   t.deepEqual(await eventKinds(hearth, repoId), ['release.published', 'release.updated', 'release.updated']);
+});
+
+/** What an edit leaves: the release row, the repository's release count, the event it emitted and the view it answers. */
+interface EditOutcome { row: unknown; numReleases: number; event: unknown; view: unknown }
+class RolledBack extends Error { constructor(readonly outcome: EditOutcome) { super('rolled back'); } }
+
+/** Runs an edit in a transaction that is rolled back afterwards, so its twin starts from the same rows. */
+async function editThenRollBack(hearth: TestHearth, releaseId: number, edit: (tx: Tx) => Promise<unknown>): Promise<EditOutcome> {
+  try {
+    await inTx(hearth.store, async (tx) => {
+      const answered = await edit(tx);
+      const [row] = await tx.query('SELECT * FROM release WHERE id = $1', [releaseId]);
+      const [{ num_releases }] = await tx.query<{ num_releases: number }>('SELECT num_releases FROM repository r JOIN release x ON x.repo_id = r.id WHERE x.id = $1', [releaseId]);
+      const [event] = await tx.query('SELECT kind, payload, repo_id, doer_id FROM domain_event ORDER BY id DESC LIMIT 1');
+      throw new RolledBack({ row, numReleases: num_releases, event, view: answered });
+    });
+  } catch (error) {
+    if (error instanceof RolledBack) return error.outcome;
+    throw error;
+  }
+  throw new Error('the edit was not rolled back');
+}
+
+test('twin: the one-statement release edit leaves the same row, event and answer as the general edit', async (t) => {
+  const { hearth, alice, repoId } = await setUp(t);
+  const made = await hearth.call('POST', '/repos/alice/tool/releases', { auth: alice.bearer, body: { tag_name: 'v1', name: 'One', body: 'notes' } });
+  t.is(made.status, 201, JSON.stringify(made.body));
+  const { db } = hearth.store;
+  const [seen] = await db.query<ReleaseRow>('SELECT * FROM release WHERE id = $1', [made.body.id]);
+  const repo = (await findRepoById(db, repoId))!;
+  const edits: ReleaseEdit[] = [
+    { name: 'Fresh' },
+    { body: 'new notes', prerelease: true },
+    { name: '', body: '', target_commitish: 'main', prerelease: false },
+    { tag_name: 'v1', draft: false, name: 'x'.repeat(300) },
+  ];
+  for (const edit of edits) {
+    const fast = await editThenRollBack(hearth, seen.id, (tx) => editPublishedRelease(tx, hearth.deps, repo, seen, alice.user, edit));
+    t.truthy(fast.view, `the fast path takes ${JSON.stringify(edit)}`);
+    const general = await editThenRollBack(hearth, seen.id, async (tx) => {
+      await editRelease(tx, hearth.deps, repo, seen.id, alice.user, edit);
+      return findReleaseView(tx, seen.id);
+    });
+    t.deepEqual(fast, general, JSON.stringify(edit));
+  }
+  t.deepEqual(await eventKinds(hearth, repoId), ['release.published'], 'both rolled back');
 });

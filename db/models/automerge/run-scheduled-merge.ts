@@ -8,8 +8,7 @@ import type { PullRow } from '../pulls/pull-row.js';
 import { findRepoById } from '../repos/repos.js';
 import { protectionBlock } from '../reviews/protection-checks.js';
 import { findUsersByIds } from '../users/users.js';
-import type { ScheduledMergeRow } from './auto-merge-checks.js';
-import { dropScheduledMerge } from './scheduled-merges.js';
+import { dropScheduledMerge, type ScheduledMergeRow } from './scheduled-merges.js';
 
 /** The stored message of a schedule: its first paragraph is the merge commit's title, the rest its body. */
 function splitMessage(message: string): { title?: string; message?: string } {

@@ -1,8 +1,6 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { conflict, forbidden, notFound } from '../../errors.js';
 import { emit } from '../../events/emit.js';
-import { enqueue } from '../../../jobs/queue.js';
-import { findScheduledMerge, type ScheduledMergeRow } from './auto-merge-checks.js';
 import { issueFacts } from '../issues/issue-facts.js';
 import { commentType, type IssueRow } from '../issues/issue-row.js';
 import type { GitStore } from '../../git/store.js';
@@ -12,6 +10,60 @@ import { lockPull } from '../pulls/pulls.js';
 import { protectionBlock } from '../reviews/protection-checks.js';
 import { accessModes, type AccessMode, type RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
+
+/** A row of `pull_auto_merge`: a merge scheduled for when the base branch's required checks pass (Gitea's AutoMerge). */
+export interface ScheduledMergeRow {
+  id: number;
+  pull_id: number;
+  doer_id: number;
+  merge_style: string;
+  message: string;
+  delete_branch_after_merge: boolean;
+  created: Date;
+}
+
+export async function findScheduledMerge(db: Queryable, pullId: number): Promise<ScheduledMergeRow | null> {
+  const [row] = await db.query<ScheduledMergeRow>('SELECT * FROM pull_auto_merge WHERE pull_id = $1', [pullId]);
+  return row ?? null;
+}
+
+/**
+ * The pull requests with a scheduled merge to check again after an event (see actors/reactions.ts), open ones only:
+ * those whose head is `sha` in the repository (as its base or its head repository), after a commit status on that
+ * commit (Gitea's StartPRCheckAndAutoMergeBySHA).
+ */
+export async function scheduledMergesOfCommit(db: Queryable, repoId: number, sha: string): Promise<number[]> {
+  const pulls = await db.query<{ id: number }>(
+    `SELECT p.id FROM pull_request p JOIN pull_auto_merge a ON a.pull_id = p.id
+     WHERE (p.base_repo_id = $1 OR p.head_repo_id = $1) AND p.head_commit_id = $2 AND NOT p.has_merged`,
+    [repoId, sha],
+  );
+  return pulls.map((p) => p.id);
+}
+
+/** The pull request of an issue, when it has a scheduled merge (after a review). */
+export async function scheduledMergeOfIssue(db: Queryable, issueId: number): Promise<number[]> {
+  const pulls = await db.query<{ id: number }>(
+    'SELECT p.id FROM pull_request p JOIN pull_auto_merge a ON a.pull_id = p.id WHERE p.issue_id = $1 AND NOT p.has_merged',
+    [issueId],
+  );
+  return pulls.map((p) => p.id);
+}
+
+/**
+ * Open pull requests with a scheduled merge whose head or base branch is `branch` of the repository: a push moved
+ * it, which may complete what the merge waits for (Gitea's AddToQueueIfMergeable).
+ */
+export async function scheduledMergesOfBranch(db: Queryable, repoId: number, branch: string): Promise<number[]> {
+  const pulls = await db.query<{ id: number }>(
+    `SELECT p.id FROM pull_request p JOIN pull_auto_merge a ON a.pull_id = p.id JOIN issue i ON i.id = p.issue_id
+     WHERE NOT p.has_merged AND NOT i.is_closed
+       AND ((p.head_repo_id = $1 AND p.head_branch = $2) OR (p.base_repo_id = $1 AND p.base_branch = $2))
+     ORDER BY p.id`,
+    [repoId, branch],
+  );
+  return pulls.map((p) => p.id);
+}
 
 export interface MergeSchedule {
   style: string;
@@ -31,8 +83,8 @@ export async function scheduleAutoMerge(tx: Tx, repo: RepoRow, issue: IssueRow, 
   );
   if (!row) throw conflict(`PR is already scheduled to auto merge [pull_id: ${pull.id}]`);
   await tx.query('INSERT INTO comment (type, poster_id, issue_id) VALUES ($1, $2, $3)', [commentType.pull_scheduled_merge, doer.id, issue.id]);
+  // its first check (for checks that already passed) is the event's reaction
   await emit(tx, { kind: 'auto_merge.scheduled', repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(issue), merge_style: schedule.style } });
-  await enqueue(tx, 'pull-auto-merge', { pullId: pull.id });
   return row;
 }
 

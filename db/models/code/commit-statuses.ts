@@ -6,7 +6,6 @@ import { emit } from '../../events/emit.js';
 import type { GitStore } from '../../git/store.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
-import { enqueueAutoMergeChecksForCommit } from '../automerge/auto-merge-checks.js';
 
 export const commitStatusStates = ['pending', 'success', 'error', 'failure', 'warning'] as const;
 export type CommitStatusState = (typeof commitStatusStates)[number];
@@ -120,7 +119,6 @@ export async function createCommitStatus(
     doerId: creator.id,
     payload: { commit_status_id: row.id, sha, index: row.index, state: row.state, context },
   });
-  await enqueueAutoMergeChecksForCommit(tx, repo.id, sha);
   return row;
 }
 

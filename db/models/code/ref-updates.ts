@@ -3,7 +3,6 @@ import { enqueue } from '../../../jobs/queue.js';
 import type { Tx } from '../../data-source.js';
 import { forbidden } from '../../errors.js';
 import type { GitRepo } from '../../git/repo.js';
-import { enqueueCommitPushMirrors } from '../mirrors/push-mirrors.js';
 import type { RefUpdate } from './branch-protection.js';
 import { syncBranchRows } from './branch-rows.js';
 import type { RepoRow } from '../repos/repo-row.js';
@@ -14,8 +13,7 @@ import type { UserRow } from '../users/user-row.js';
  * mirror's sync) reaches the database and the event stream. The rows of the changed branches follow git at once,
  * so branch lists (read from rows) show the change as soon as it commits; one branch-sync job, committed with the
  * caller's transaction, carries the updates; its sync (`syncPush`) brings branch rows and tag releases in line
- * again and emits the `push` events, once per call. Push mirrors with sync_on_commit get their push job in the same
- * transaction. A pull mirror's refs change only through its sync (`mirrorSync`); any other write is refused and
+ * again and emits the `push` events, once per call (push mirrors with sync_on_commit react to those). A pull mirror's refs change only through its sync (`mirrorSync`); any other write is refused and
  * rolled back.
  */
 export async function recordRefUpdates(
@@ -26,5 +24,4 @@ export async function recordRefUpdates(
   const branches = updates.filter((u) => u.ref.startsWith('refs/heads/')).map((u) => u.ref.slice('refs/heads/'.length));
   if (branches.length > 0) await syncBranchRows(tx, repoGit, repo.id, doer.id, branches);
   await enqueue(tx, 'branch-sync', { pushId: randomUUID(), repoId: repo.id, pusherId: doer.id, updates });
-  await enqueueCommitPushMirrors(tx, repo.id);
 }

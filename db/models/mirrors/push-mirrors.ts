@@ -99,10 +99,10 @@ export async function requestPushMirrorSync(tx: Tx, repoId: number): Promise<voi
   for (const { id } of rows) await enqueue(tx, 'push-mirror', { pushMirrorId: id });
 }
 
-/** sync_on_commit: called by `recordRefUpdates`, in the transaction that records the push. */
-export async function enqueueCommitPushMirrors(tx: Tx, repoId: number): Promise<void> {
-  const rows = await tx.query<{ id: number }>('SELECT id FROM push_mirror WHERE repo_id = $1 AND sync_on_commit', [repoId]);
-  for (const { id } of rows) await enqueue(tx, 'push-mirror', { pushMirrorId: id });
+/** The push mirrors with sync_on_commit, pushed after every `push` event of the repository (see actors/reactions.ts). */
+export async function commitPushMirrors(db: Queryable, repoId: number): Promise<number[]> {
+  const rows = await db.query<{ id: number }>('SELECT id FROM push_mirror WHERE repo_id = $1 AND sync_on_commit ORDER BY id', [repoId]);
+  return rows.map((r) => r.id);
 }
 
 /**

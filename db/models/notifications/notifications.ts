@@ -35,6 +35,19 @@ export interface ThreadChange {
 }
 
 /**
+ * The recipients of an event's mail not mailed yet, marked as mailed in the caller's transaction (with their mail
+ * jobs): a second run of the event's notify job mails nobody again.
+ */
+export async function claimEventMails(tx: Tx, eventId: number, userIds: number[]): Promise<Set<number>> {
+  if (userIds.length === 0) return new Set();
+  const rows = await tx.query<{ user_id: string }>(
+    `INSERT INTO event_mail (event_id, user_id) SELECT $1, unnest($2::bigint[]) ON CONFLICT DO NOTHING RETURNING user_id`,
+    [eventId, userIds],
+  );
+  return new Set(rows.map((r) => Number(r.user_id)));
+}
+
+/**
  * Gitea's CreateOrUpdateIssueNotifications for the given receivers: a new thread is unread; an existing read
  * thread becomes unread again (pointing at the new comment); an unread or pinned one only records who updated it.
  */

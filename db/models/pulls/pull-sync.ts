@@ -5,7 +5,6 @@ import { issueFacts } from '../issues/issue-facts.js';
 import { findIssueById } from '../issues/issues.js';
 import type { PullRow } from './pull-row.js';
 import { refreshPull } from './pulls.js';
-import { enqueueAutoMergeCheck } from '../automerge/auto-merge-checks.js';
 import { findRepoById } from '../repos/repos.js';
 import { reviewsAfterHeadPush } from '../reviews/reviews.js';
 import { findUsersByIds } from '../users/users.js';
@@ -14,7 +13,7 @@ import { findUsersByIds } from '../users/users.js';
  * After a push (the branch-sync job): every open pull request whose head or base branch was among the pushed
  * branches is tested again (Gitea's AddTestPullRequestTask); one whose head moved keeps its new head under
  * refs/pull/N/head, makes its reviews stale (dismissing approvals where the base branch's rule says so) and emits
- * `pull_request.synchronized`; each one's scheduled merge is checked again. A repeated run finds the heads already recorded and emits nothing.
+ * `pull_request.synchronized` (the `push` events' reaction checks scheduled merges again). A repeated run finds the heads already recorded and emits nothing.
  */
 export async function syncPullsAfterPush(tx: Tx, git: GitStore, repoId: number, pusherId: number, branches: string[]): Promise<void> {
   if (branches.length === 0) return;
@@ -28,8 +27,6 @@ export async function syncPullsAfterPush(tx: Tx, git: GitStore, repoId: number, 
   for (const pull of pulls) {
     const before = pull.head_commit_id;
     const { pull: after, headMoved } = await refreshPull(tx, git, pull);
-    // a moved base or head may complete what a scheduled merge waits for (Gitea's AddToQueueIfMergeable)
-    await enqueueAutoMergeCheck(tx, after.id);
     if (!headMoved) continue;
     const issue = await findIssueById(tx, after.issue_id);
     if (!issue) continue;

@@ -4,7 +4,6 @@ import { emit } from '../../events/emit.js';
 import { fileDiff } from '../../git/review-diff.js';
 import type { GitStore } from '../../git/store.js';
 import { selectPage, type PageWindow } from '../../sql.js';
-import { enqueueAutoMergeCheck } from '../automerge/auto-merge-checks.js';
 import { issueFacts } from '../issues/issue-facts.js';
 import { commentType, type CommentRow, type IssueRow } from '../issues/issue-row.js';
 import { recordMentions } from '../issues/mentions.js';
@@ -213,7 +212,6 @@ export async function submitReview(
   await autoSubscribe(tx, issue.id, doer.id);
   const kind = type === reviewTypes.approve ? 'pull_review.approved' : type === reviewTypes.reject ? 'pull_review.rejected' : 'pull_review.commented';
   await emit(tx, { kind, repoId: repo.id, doerId: doer.id, payload: { ...issueFacts(current), review_id: review.id, comment_id: comment.id } });
-  await enqueueAutoMergeCheck(tx, pull.id);
   return review;
 }
 
