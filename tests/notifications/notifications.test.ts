@@ -69,7 +69,7 @@ test('an issue makes threads for the watchers and participants but not the doer;
   t.is((await threads(hearth, carol, '?all=true')).length, 1, 'the commenter keeps one thread');
 });
 
-test('marking: pinned, unread and read by status; threads of others are not found; the repository list filters', async (t) => {
+test('marking: pinned, unread and read by status; threads of others are forbidden, unknown ones not found; the repository list filters', async (t) => {
   const { hearth, alice, bob, repo } = await setUp(t);
   const other = await build.repo(hearth, alice, { name: 'other', autoInit: true });
   for (const [where, title] of [[repo, 'one'], [repo, 'two'], [other, 'three']] as const) {
@@ -97,9 +97,14 @@ test('marking: pinned, unread and read by status; threads of others are not foun
   const past = await reset(hearth, 'PUT', '/notifications?all=true&last_read_at=2000-01-01T00:00:00Z', alice);
   t.deepEqual(past.body, [], 'nothing was updated before last_read_at');
 
-  t.is((await hearth.call('GET', `/notifications/threads/${all[0].id}`, { auth: bob.bearer })).status, 404);
-  t.is((await hearth.call('PATCH', `/notifications/threads/${all[0].id}`, { auth: bob.bearer })).status, 404);
-  t.is((await hearth.call('GET', `/notifications/threads/${all[0].id}`, { auth: alice.bearer })).body.subject.title, 'three');
+  const othersGet = await hearth.call('GET', `/notifications/threads/${all[0].id}`, { auth: bob.bearer });
+  t.is(othersGet.status, 403, "another user's thread is forbidden, as Gitea's getThread");
+  t.is(othersGet.body.message, `only user itself and admin are allowed to read/change this thread ${all[0].id}`);
+  t.is((await hearth.call('PATCH', `/notifications/threads/${all[0].id}?to-status=read`, { auth: bob.bearer })).status, 403);
+  t.is((await hearth.call('GET', '/notifications/threads/999999', { auth: bob.bearer })).status, 404);
+  t.is((await hearth.call('PATCH', '/notifications/threads/999999', { auth: bob.bearer })).status, 404);
+  const kept = await hearth.call('GET', `/notifications/threads/${all[0].id}`, { auth: alice.bearer });
+  t.like(kept.body, { subject: { title: 'three' }, pinned: false, unread: true }, "bob's refused PATCH changed nothing");
 });
 
 test('every notification route answers 401 without a token, saying a token is required', async (t) => {
