@@ -107,6 +107,30 @@ test('marking: pinned, unread and read by status; threads of others are forbidde
   t.like(kept.body, { subject: { title: 'three' }, pinned: false, unread: true }, "bob's refused PATCH changed nothing");
 });
 
+test('a subscriber with no other tie gets a thread when another user comments; unsubscribing stops it, even for a watcher', async (t) => {
+  const { hearth, alice, bob, carol, repo } = await setUp(t);
+  const dave = await hearth.createUser('dave');
+  const issue = await build.issue(hearth, repo, { title: 'Followed', by: bob });
+  const subscriptions = `/repos/alice/tool/issues/${issue.index}/subscriptions`;
+  t.is((await hearth.call('PUT', `${subscriptions}/dave`, { auth: dave.bearer })).status, 201);
+  t.is((await hearth.call('DELETE', `${subscriptions}/carol`, { auth: carol.bearer })).status, 201);
+  await drain(hearth);
+  const carolBefore = await threads(hearth, carol, '?all=true');
+
+  t.is((await hearth.call('POST', `/repos/alice/tool/issues/${issue.index}/comments`, { auth: bob.bearer, body: { body: 'ping' } })).status, 201);
+  await drain(hearth);
+  const [daveThread] = await threads(hearth, dave);
+  t.like(daveThread, { unread: true, subject: { title: 'Followed' } }, 'the subscription alone reaches dave');
+  t.deepEqual(await threads(hearth, carol, '?all=true'), carolBefore, 'the watcher who unsubscribed from the issue gets nothing new');
+
+  t.is((await reset(hearth, 'PATCH', `/notifications/threads/${daveThread.id}`, dave)).status, 205);
+  t.is((await hearth.call('DELETE', `${subscriptions}/dave`, { auth: dave.bearer })).status, 201);
+  t.is((await hearth.call('POST', `/repos/alice/tool/issues/${issue.index}/comments`, { auth: bob.bearer, body: { body: 'again' } })).status, 201);
+  await drain(hearth);
+  t.deepEqual(await threads(hearth, dave), [], 'unsubscribed: the thread stays read');
+  t.like((await threads(hearth, alice))[0], { subject: { title: 'Followed' }, unread: true }, 'the watching owner still is told');
+});
+
 test('every notification route answers 401 without a token, saying a token is required', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
