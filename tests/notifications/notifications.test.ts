@@ -71,7 +71,7 @@ test('an issue makes threads for the watchers and participants but not the doer;
   t.is((await threads(hearth, carol, '?all=true')).length, 1, 'the commenter keeps one thread');
 });
 
-test('marking: pinned, unread and read by status; threads of others are not found; the repository list filters', async (t) => {
+test('marking: pinned, unread and read by status; threads of others are forbidden, unknown ones not found; the repository list filters', async (t) => {
   const { hearth, alice, bob, repo } = await setUp(t);
   const other = await build.repo(hearth, alice, { name: 'other', autoInit: true });
   for (const [where, title] of [[repo, 'one'], [repo, 'two'], [other, 'three']] as const) {
@@ -99,9 +99,38 @@ test('marking: pinned, unread and read by status; threads of others are not foun
   const past = await reset(hearth, 'PUT', '/notifications?all=true&last_read_at=2000-01-01T00:00:00Z', alice);
   t.deepEqual(past.body, [], 'nothing was updated before last_read_at');
 
-  t.is((await hearth.call('GET', `/notifications/threads/${all[0].id}`, { auth: bob.bearer })).status, 404);
-  t.is((await hearth.call('PATCH', `/notifications/threads/${all[0].id}`, { auth: bob.bearer })).status, 404);
-  t.is((await hearth.call('GET', `/notifications/threads/${all[0].id}`, { auth: alice.bearer })).body.subject.title, 'three');
+  const othersGet = await hearth.call('GET', `/notifications/threads/${all[0].id}`, { auth: bob.bearer });
+  t.is(othersGet.status, 403, "another user's thread is forbidden, as Gitea's getThread");
+  t.is(othersGet.body.message, `only user itself and admin are allowed to read/change this thread ${all[0].id}`);
+  t.is((await hearth.call('PATCH', `/notifications/threads/${all[0].id}?to-status=read`, { auth: bob.bearer })).status, 403);
+  t.is((await hearth.call('GET', '/notifications/threads/999999', { auth: bob.bearer })).status, 404);
+  t.is((await hearth.call('PATCH', '/notifications/threads/999999', { auth: bob.bearer })).status, 404);
+  const kept = await hearth.call('GET', `/notifications/threads/${all[0].id}`, { auth: alice.bearer });
+  t.like(kept.body, { subject: { title: 'three' }, pinned: false, unread: true }, "bob's refused PATCH changed nothing");
+});
+
+test('a subscriber with no other tie gets a thread when another user comments; unsubscribing stops it, even for a watcher', async (t) => {
+  const { hearth, alice, bob, carol, repo } = await setUp(t);
+  const dave = await hearth.createUser('dave');
+  const issue = await build.issue(hearth, repo, { title: 'Followed', by: bob });
+  const subscriptions = `/repos/alice/tool/issues/${issue.index}/subscriptions`;
+  t.is((await hearth.call('PUT', `${subscriptions}/dave`, { auth: dave.bearer })).status, 201);
+  t.is((await hearth.call('DELETE', `${subscriptions}/carol`, { auth: carol.bearer })).status, 201);
+  await drain(hearth);
+  const carolBefore = await threads(hearth, carol, '?all=true');
+
+  t.is((await hearth.call('POST', `/repos/alice/tool/issues/${issue.index}/comments`, { auth: bob.bearer, body: { body: 'ping' } })).status, 201);
+  await drain(hearth);
+  const [daveThread] = await threads(hearth, dave);
+  t.like(daveThread, { unread: true, subject: { title: 'Followed' } }, 'the subscription alone reaches dave');
+  t.deepEqual(await threads(hearth, carol, '?all=true'), carolBefore, 'the watcher who unsubscribed from the issue gets nothing new');
+
+  t.is((await reset(hearth, 'PATCH', `/notifications/threads/${daveThread.id}`, dave)).status, 205);
+  t.is((await hearth.call('DELETE', `${subscriptions}/dave`, { auth: dave.bearer })).status, 201);
+  t.is((await hearth.call('POST', `/repos/alice/tool/issues/${issue.index}/comments`, { auth: bob.bearer, body: { body: 'again' } })).status, 201);
+  await drain(hearth);
+  t.deepEqual(await threads(hearth, dave), [], 'unsubscribed: the thread stays read');
+  t.like((await threads(hearth, alice))[0], { subject: { title: 'Followed' }, unread: true }, 'the watching owner still is told');
 });
 
 test('every notification route answers 401 without a token, saying a token is required', async (t) => {

@@ -89,13 +89,13 @@ export const notificationRoutes = [
   route({
     method: 'get', path: '/notifications/threads/{id}', operationId: 'notifyGetThread', summary: 'Get notification thread by ID', tag: 'notification',
     ...read, ids: ['id'], responses: { 200: 'NotificationThread' },
-    handle: async ({ deps, doer, ids }) => ok((await render(deps, [await getThread(deps.db, doer.id, ids.id)]))[0]),
+    handle: async ({ deps, doer, ids }) => ok((await render(deps, [await getThread(deps.db, doer, ids.id)]))[0]),
   }),
   route({
     method: 'patch', path: '/notifications/threads/{id}', operationId: 'notifyReadThread', summary: 'Mark notification thread as read by ID', tag: 'notification',
     ...write, ids: ['id'], query: z.object({ 'to-status': z.enum(statusNames).optional() }), responses: { 205: 'NotificationThread' },
     handle: async ({ deps, doer, ids, query }) => {
-      const thread = await getThread(deps.db, doer.id, ids.id);
+      const thread = await getThread(deps.db, doer, ids.id);
       const row = await inTx(deps, (tx) => setThreadStatus(tx, thread, notificationStatus[query['to-status'] ?? 'read']));
       return reset((await render(deps, [row]))[0]);
     },

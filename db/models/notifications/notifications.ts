@@ -1,5 +1,5 @@
 import type { Queryable, Tx } from '../../data-source.js';
-import { notFound } from '../../errors.js';
+import { forbidden, notFound } from '../../errors.js';
 import { selectPage, type PageWindow } from '../../sql.js';
 
 /** Gitea's NotificationStatus and NotificationSource numbers. */
@@ -95,9 +95,11 @@ export async function countUnread(db: Queryable, userId: number): Promise<number
 }
 
 /** A thread of this user; anyone else's is not found. */
-export async function getThread(db: Queryable, userId: number, id: number): Promise<NotificationRow> {
-  const [row] = await db.query<NotificationRow>(`SELECT ${columns} FROM notification WHERE id = $1 AND user_id = $2`, [id, userId]);
+/** Gitea's getThread: an unknown thread is 404, another user's 403 unless the caller is a site administrator. */
+export async function getThread(db: Queryable, doer: { id: number; is_admin: boolean }, id: number): Promise<NotificationRow> {
+  const [row] = await db.query<NotificationRow>(`SELECT ${columns} FROM notification WHERE id = $1`, [id]);
   if (!row) throw notFound('notification');
+  if (row.user_id !== doer.id && !doer.is_admin) throw forbidden(`only user itself and admin are allowed to read/change this thread ${row.id}`);
   return row;
 }
 
