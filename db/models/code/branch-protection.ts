@@ -119,6 +119,11 @@ export function canUserPush(rule: ProtectionRow, user: UserRow | null, mode: Acc
   return rule.whitelist_user_ids.includes(user.id) || teamIds.some((id) => rule.whitelist_team_ids.includes(id));
 }
 
+/** Gitea's pre-receive rule for deploy keys: the rule must allow pushing, and list deploy keys when it has a whitelist. */
+export function canDeployKeyPush(rule: ProtectionRow, mode: AccessMode): boolean {
+  return rule.can_push && mode >= accessModes.write && (!rule.enable_whitelist || rule.whitelist_deploy_keys);
+}
+
 /** Gitea's IsUserMergeWhitelisted: write access, or the merge whitelist when it is enabled. */
 export function canUserMerge(rule: ProtectionRow, user: UserRow | null, mode: AccessMode, teamIds: number[] = []): boolean {
   if (!user) return false;
@@ -149,6 +154,12 @@ export interface RefUpdate {
 
 export const isZeroSha = (sha: string): boolean => /^0+$/.test(sha);
 
+/** Who pushes: a user, or a deploy key (pushing as its repository's owner, allowed by a rule only when it lists deploy keys). */
+export interface Pusher {
+  user: UserRow;
+  deployKey: boolean;
+}
+
 export interface PushVerdict {
   /** Refused ref → the message the git client prints. */
   refusals: Map<string, string>;
@@ -162,7 +173,8 @@ export interface PushVerdict {
  * rule does not allow, and pull-request refs belong to the server. Force pushes need the objects, so the
  * protected refs that are updated are returned for a fast-forward check after the pack is unpacked.
  */
-export async function judgePush(db: Queryable, repo: RepoRow, user: UserRow, mode: AccessMode, commands: RefUpdate[]): Promise<PushVerdict> {
+export async function judgePush(db: Queryable, repo: RepoRow, pusher: Pusher, mode: AccessMode, commands: RefUpdate[]): Promise<PushVerdict> {
+  const { user } = pusher;
   const verdict: PushVerdict = { refusals: new Map(), fastForwardOnly: [] };
   const branchCommands = commands.filter((c) => c.ref.startsWith('refs/heads/'));
   const rules = branchCommands.length ? await listProtections(db, repo.id) : [];
@@ -182,7 +194,7 @@ export async function judgePush(db: Queryable, repo: RepoRow, user: UserRow, mod
     const rule = effectiveProtection(rules, branch);
     if (!rule) continue;
     if (deleting) verdict.refusals.set(command.ref, `branch ${branch} is protected from deletion`);
-    else if (!canUserPush(rule, user, mode, teamIds)) verdict.refusals.set(command.ref, `Not allowed to push to protected branch ${branch}`);
+    else if (pusher.deployKey ? !canDeployKeyPush(rule, mode) : !canUserPush(rule, user, mode, teamIds)) verdict.refusals.set(command.ref, `Not allowed to push to protected branch ${branch}`);
     else if (!isZeroSha(command.oldSha)) verdict.fastForwardOnly.push(command.ref);
   }
   return verdict;
