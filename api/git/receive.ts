@@ -111,6 +111,14 @@ export async function receivePush(deps: Deps, target: GitTarget, input: Readable
   }
 }
 
+/** A push over a connection that stays open (SSH): receive-pack's ref advertisement first, then the push as over HTTP. */
+export async function receivePushSession(deps: Deps, target: GitTarget, input: Readable, output: Writable, hooksDir: () => Promise<string>): Promise<void> {
+  const advertised = await runGit(['receive-pack', '--stateless-rpc', '--advertise-refs', target.dir], { cwd: target.dir });
+  if (advertised.code !== 0) throw new Error(`git receive-pack --advertise-refs failed: ${advertised.stderr.trim()}`);
+  output.write(advertised.stdout);
+  await receivePush(deps, target, input, output, hooksDir);
+}
+
 /** Without a report-status from git, the commands whose ref now holds the new value are the accepted ones. */
 async function commandsNowOnDisk(dir: string, request: PushRequest): Promise<RefUpdate[]> {
   if (request.commands.length === 0) return [];

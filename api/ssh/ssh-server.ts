@@ -1,10 +1,9 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import ssh2, { type AuthContext, type Connection, type ServerChannel } from 'ssh2';
 import { HttpError } from '../../db/errors.js';
-import { runGit } from '../../db/git/run.js';
 import { fingerprintOf, findKeyHolder, type KeyHolder } from '../../db/models/users/ssh-keys.js';
 import type { Deps } from '../deps.js';
-import { hooksInstaller, receivePush, runStreaming } from '../git/receive.js';
+import { hooksInstaller, receivePushSession, runStreaming } from '../git/receive.js';
 import { resolveGitTarget, type GitCaller } from '../git/target.js';
 import { CommandRefusal, parseGitCommand } from './command.js';
 import { ensureHostKeys } from './host-keys.js';
@@ -168,10 +167,7 @@ export function createSshServer(deps: Deps): SshServer {
       const caller: GitCaller = holder.kind === 'user' ? { user: holder.user } : { user: null, deployKeys: holder.deployKeys };
       const target = await resolveGitTarget(deps, caller, command.owner, command.name, command.service);
       if (command.service === 'receive-pack') {
-        const advertised = await runGit(['receive-pack', '--stateless-rpc', '--advertise-refs', target.dir], { cwd: target.dir });
-        if (advertised.code !== 0) throw new Error(`git receive-pack --advertise-refs failed: ${advertised.stderr.trim()}`);
-        channel.write(advertised.stdout);
-        await receivePush(deps, target, input, channel, hooksDir);
+        await receivePushSession(deps, target, input, channel, hooksDir);
         code = 0;
       } else {
         const gitEnv = command.service === 'upload-pack' ? env : {};
