@@ -13,7 +13,7 @@ const config = JSON.parse(readFileSync(path.join(root, 'tsconfig.build.json'), '
 const stamp = path.join(root, 'dist', '.build-stamp');
 const settings = ['tsconfig.json', 'tsconfig.build.json', 'package-lock.json'];
 /** The processes `npm start` and `npm run hearth` run. */
-const entries = ['workers/start.ts', 'workers/worker.ts', 'workers/database.ts', 'workers/cli.ts', 'api/server.ts'];
+const entries = ['workers/start.ts', 'workers/worker.ts', 'workers/database.ts', 'workers/cli.ts', 'api/server.ts', 'api/ssh/server.ts'];
 
 function* sources(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {

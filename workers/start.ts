@@ -25,8 +25,10 @@ const entries = {
   database: path.join(here, `database${extension}`),
   web: path.join(here, '..', 'api', `server${extension}`),
   worker: path.join(here, `worker${extension}`),
+  ssh: path.join(here, '..', 'api', 'ssh', `server${extension}`),
 };
 type Name = keyof typeof entries;
+const servingProcesses = ['web', 'worker', 'ssh'] as const;
 
 /** Restart delays after a crash; the count starts over once a child has run for a minute. */
 const backoffMs = [1_000, 2_000, 4_000, 8_000, 16_000, 30_000];
@@ -92,7 +94,7 @@ class Supervisor {
    */
   provideDatabase(url: string): void {
     this.databaseUrl = url;
-    for (const name of ['web', 'worker'] as const) {
+    for (const name of servingProcesses) {
       const env = this.env.get(name);
       if (env) this.env.set(name, { ...env, DATABASE_URL: url, [databaseFromLauncher]: undefined });
     }
@@ -129,11 +131,11 @@ class Supervisor {
     this.timers.add(timer);
   }
 
-  /** Web and worker first, in parallel; then the database. */
+  /** Web, worker and ssh first, in parallel (each lets its running work finish); then the database. */
   async stopAll(): Promise<void> {
     this.stopping = true;
     for (const timer of this.timers) clearTimeout(timer);
-    await Promise.all((['web', 'worker'] as const).map((name) => this.stop(name)));
+    await Promise.all(servingProcesses.map((name) => this.stop(name)));
     await this.stop('database');
   }
 
@@ -204,14 +206,16 @@ async function main(): Promise<void> {
   }
   try {
     await checkPortFree(config.port);
+    if (config.ssh.start) await checkPortFree(config.ssh.listenPort, '[server] SSH_LISTEN_PORT', config.ssh.listenHost);
+    const serving = servingProcesses.filter((name) => name !== 'ssh' || config.ssh.start);
     if (config.databaseUrl) {
       await checkDatabase(config.databaseUrl);
       const env = { ...process.env, DATABASE_URL: config.databaseUrl, HEARTH_DATA_DIR: config.dataDir };
-      await Promise.all([supervisor.start('web', env), supervisor.start('worker', env)]);
+      await Promise.all(serving.map((name) => supervisor.start(name, env)));
     } else {
-      // Web and worker load their modules while PostgreSQL starts, then ask for its address.
+      // Web, worker and ssh load their modules while PostgreSQL starts, then ask for their address.
       const env = { ...process.env, HEARTH_DATA_DIR: config.dataDir, [databaseFromLauncher]: '1' };
-      const children = Promise.all([supervisor.start('web', env), supervisor.start('worker', env)]);
+      const children = Promise.all(serving.map((name) => supervisor.start(name, env)));
       children.catch(() => undefined);
       const port = await freePort();
       log.info({ dir: path.join(config.dataDir, 'db'), port }, 'starting the embedded PostgreSQL');

@@ -1,42 +1,18 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { finished } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { inTx } from '../../db/data-source.js';
-import { forbidden, HttpError, notFound, unauthorized, unsupportedMediaType } from '../../db/errors.js';
-import { gitEnv, runGit } from '../../db/git/run.js';
-import { accessModeOf, wikiModeOf } from '../../db/models/access.js';
-import { judgePush, pushedPathsRefusal, type RefUpdate } from '../../db/models/code/branch-protection.js';
-import { recordRefUpdates } from '../../db/models/code/ref-updates.js';
-import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repos/repo-row.js';
-import { findRedirect, findRepo } from '../../db/models/repos/repos.js';
-import type { UserRow } from '../../db/models/users/user-row.js';
+import { forbidden, HttpError, unsupportedMediaType } from '../../db/errors.js';
+import { runGit } from '../../db/git/run.js';
 import { scopeAllows } from '../../db/scopes.js';
 import { authenticate } from '../auth/authenticate.js';
 import type { Caller } from '../auth/caller.js';
 import type { Deps } from '../deps.js';
 import { doerOf } from '../context/user.js';
 import { encodePkt, flushPkt } from './pkt-line.js';
-import { answerPathChecks, fastForwardOnlyVariable, installHooks } from './pre-receive-hook.js';
-import { readCommandList, refusalResponse, ReportReader, sidebandSize, type PushRequest } from './push-commands.js';
-import { isLookupName } from '../http/path-params.js';
+import { hooksInstaller, receivePush, runStreaming } from './receive.js';
+import { resolveGitTarget, type GitTarget } from './target.js';
 
 type Service = 'upload-pack' | 'receive-pack';
-
-interface Target {
-  repo: RepoRow;
-  dir: string;
-  user: UserRow | null;
-  mode: AccessMode;
-  /** The repository's wiki (`{repo}.wiki.git`) rather than the repository. */
-  wiki: boolean;
-}
-
-/** The most a push's command list may weigh before its pack (about 50,000 ref updates). */
-const commandListLimit = 8 * 1024 * 1024;
 
 /**
  * Git over smart HTTP at /{owner}/{repo}.git (the suffix is optional): the git CLI in stateless-RPC mode does
@@ -47,14 +23,7 @@ const commandListLimit = 8 * 1024 * 1024;
 export function gitSmartHttp(deps: Deps): Router {
   const router = Router();
   const resolveCaller = authenticate(deps, 'git');
-  let hooks: Promise<string> | null = null;
-  const hooksDir = (): Promise<string> => {
-    hooks ??= installHooks(path.join(deps.config.dataDir, 'hooks')).catch((error: unknown) => {
-      hooks = null;
-      throw error;
-    });
-    return hooks;
-  };
+  const hooksDir = hooksInstaller(deps);
 
   // Every git request resolves its caller first, and answers failures the way git clients read them.
   const handle = (work: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response): void => {
@@ -88,49 +57,8 @@ export function gitSmartHttp(deps: Deps): Router {
   router.post('/:owner/:repo/git-receive-pack', handle(async (req, res) => {
     const target = await resolveTarget(deps, req, res, 'receive-pack');
     const body = requestBody(req, 'receive-pack');
-    if (target.wiki) {
-      // A wiki has no branch records, protection or branch sync: git takes the push as it comes.
-      res.status(200).set(noCache).type('application/x-git-receive-pack-result');
-      await runStreaming(deps, { args: ['receive-pack', '--stateless-rpc', target.dir], dir: target.dir, env: {} }, body, res);
-      res.end();
-      return;
-    }
-    const { head, request } = await readCommandList(body, commandListLimit);
-    const pusher = doerOf(res.locals.caller as Caller);
-    const verdict = await judgePush(deps.db, target.repo, pusher, target.mode, request.commands);
-    // the refusals the pushed paths may lift are decided by the hook's question instead
-    for (const ref of verdict.fileChecks.keys()) verdict.refusals.delete(ref);
     res.status(200).set(noCache).type('application/x-git-receive-pack-result');
-    if (verdict.refusals.size > 0) {
-      body.resume();
-      await finished(body);
-      res.end(refusalResponse(request, verdict.refusals));
-      return;
-    }
-    const report = new ReportReader(sidebandSize(request.capabilities) > 0);
-    const pathChecks = verdict.fileChecks.size > 0
-      ? await answerPathChecks([...verdict.fileChecks.keys()], (ref, paths) => pushedPathsRefusal(verdict.fileChecks.get(ref)!, paths))
-      : null;
-    try {
-      await runStreaming(deps, {
-        args: ['-c', `core.hooksPath=${await hooksDir()}`, 'receive-pack', '--stateless-rpc', target.dir],
-        dir: target.dir,
-        env: { [fastForwardOnlyVariable]: verdict.fastForwardOnly.join(' '), ...pathChecks?.env },
-        prefix: head,
-        onOutput: (chunk) => report.feed(chunk),
-      }, body, res);
-    } finally {
-      await pathChecks?.stop();
-    }
-    const accepted = report.reported
-      ? request.commands.filter((c) => report.updated.has(c.ref))
-      : await commandsNowOnDisk(target.dir, request);
-    if (accepted.length > 0) {
-      // The client hears the end of its push only once the sync is queued, so what it pushed is never lost to the database.
-      await inTx(deps, (tx) => recordRefUpdates(tx, deps.git.open(target.repo), target.repo, pusher, accepted)).catch((error: unknown) => {
-        deps.log.error({ err: error, repoId: target.repo.id }, 'an accepted push could not be queued for branch sync');
-      });
-    }
+    await receivePush(deps, target, body, res, hooksDir);
     res.end();
   }));
 
@@ -155,50 +83,14 @@ function protocolEnv(req: Request): Record<string, string> {
   return value && /^[\w.=:,-]{1,256}$/.test(value) ? { GIT_PROTOCOL: value } : {};
 }
 
-/**
- * Who may do what: a token must carry read:repository to fetch and write:repository to push; a repository the
- * caller cannot read is a 404 (a 401 asking for credentials when the caller is anonymous, so git retries with
- * them); pushing needs write access to a repository that is neither archived nor a mirror.
- */
-async function resolveTarget(deps: Deps, req: Request, res: Response, service: Service): Promise<Target> {
+/** A token must carry read:repository to fetch and write:repository to push; the rest is resolveGitTarget's. */
+async function resolveTarget(deps: Deps, req: Request, res: Response, service: Service): Promise<GitTarget> {
   const caller = res.locals.caller as Caller;
   const scope = service === 'receive-pack' ? 'write:repository' : 'read:repository';
   if ((caller.method === 'token' || caller.method === 'query') && !scopeAllows(caller.scope, scope)) {
     throw forbidden(`token does not have at least one of required scope(s): [${scope}]`);
   }
-  const owner = String(req.params.owner);
-  const asked = String(req.params.repo).replace(/\.git$/i, '');
-  // Repository names never end in `.wiki`: such a name is the wiki of the repository before it.
-  const wiki = /\.wiki$/i.test(asked);
-  const name = wiki ? asked.slice(0, -'.wiki'.length) : asked;
-  const repo = isLookupName(owner) && isLookupName(name) ? ((await findRepo(deps.db, owner, name)) ?? (await findRedirect(deps.db, owner, name))) : null;
-  const repoMode = repo ? await accessModeOf(deps.db, caller.user, repo, wiki ? undefined : 'repo.code') : accessModes.none;
-  const mode = repo && wiki ? await wikiModeOf(deps.db, caller.user, repo, repoMode) : repoMode;
-  if (!repo || mode < accessModes.read) {
-    if (!caller.user) throw unauthorized('authentication required');
-    throw notFound();
-  }
-  if (service === 'receive-pack') {
-    if (!caller.user) throw unauthorized('authentication required');
-    if (mode < accessModes.write) throw forbidden('User permission denied for writing.');
-    if (repo.is_archived) throw forbidden('repo is archived');
-    if (repo.is_mirror) throw forbidden('mirror repository is read-only');
-    if (repo.status !== 0) throw forbidden('repository is being migrated');
-  }
-  if (wiki && service === 'receive-pack') await createWikiOnFirstPush(deps, repo);
-  const dir = wiki ? deps.git.openWiki(repo).dir : deps.git.pathOf(repo.owner_name, repo.name);
-  if (!existsSync(dir)) throw notFound();
-  return { repo, dir, user: caller.user, mode, wiki };
-}
-
-/** A wiki that was never written is created by the first push to it, as by its first page. */
-async function createWikiOnFirstPush(deps: Deps, repo: RepoRow): Promise<void> {
-  try {
-    await deps.git.initWiki(repo);
-  } catch (error) {
-    // two first pushes at once: the other one created it
-    if (!deps.git.wikiExists(repo)) throw error;
-  }
+  return resolveGitTarget(deps, { user: caller.user ? doerOf(caller) : null }, String(req.params.owner), String(req.params.repo), service);
 }
 
 /** The request body, unzipped when the client compressed it (git does for large fetch negotiations). */
@@ -214,51 +106,6 @@ function requestBody(req: Request, service: Service): Readable {
   }
   if (encoding && encoding !== 'identity') throw unsupportedMediaType(`unsupported Content-Encoding ${encoding}`);
   return req;
-}
-
-/** One git process of a request: its arguments, environment, and bytes already read from the body. */
-interface GitCall {
-  args: string[];
-  dir: string;
-  env: Record<string, string>;
-  prefix?: Buffer;
-  onOutput?: (chunk: Buffer) => void;
-}
-
-/**
- * Runs git with the prefix and then the rest of `body` on its stdin and its stdout streamed into the response
- * (left open for the caller to end). Resolves when git exits; a client that goes away stops git.
- */
-function runStreaming(deps: Deps, call: GitCall, body: Readable, res: Response): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('git', call.args, { cwd: call.dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...gitEnv, ...call.env } });
-    const stderr: Buffer[] = [];
-    child.stderr.on('data', (chunk: Buffer) => stderr.push(chunk));
-    child.stdin.on('error', () => undefined);
-    body.on('error', () => child.kill());
-    res.on('close', () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill();
-    });
-    if (call.onOutput) child.stdout.on('data', call.onOutput);
-    child.stdout.pipe(res, { end: false });
-    if (call.prefix) child.stdin.write(call.prefix);
-    body.pipe(child.stdin);
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      if (code !== 0) {
-        deps.log.warn({ args: call.args, code, signal, stderr: Buffer.concat(stderr).toString('utf8').slice(0, 2000) }, 'git exited with an error');
-      }
-      resolve();
-    });
-  });
-}
-
-/** Without a report-status from git, the commands whose ref now holds the new value are the accepted ones. */
-async function commandsNowOnDisk(dir: string, request: PushRequest): Promise<RefUpdate[]> {
-  if (request.commands.length === 0) return [];
-  const listed = await runGit(['for-each-ref', '--format=%(refname) %(objectname)', '--', ...request.commands.map((c) => c.ref)], { cwd: dir });
-  const values = new Map(listed.stdout.toString('utf8').split('\n').filter(Boolean).map((line) => line.split(' ') as [string, string]));
-  return request.commands.filter((c) => (values.get(c.ref) ?? '0'.repeat(c.newSha.length)) === c.newSha);
 }
 
 /** Errors as git clients read them: plain text, and a Basic challenge with every 401 so git asks for credentials. */

@@ -1,4 +1,5 @@
 import { accessModes, type AccessMode, type RepoRow } from '../../db/models/repos/repo-row.js';
+import { sshCloneUrl } from '../../db/models/repos/ssh-url.js';
 import type { RepoTransferView, RepoView } from '../../db/views/repo.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import { renderTeam, type ApiTeam } from './team.js';
@@ -115,7 +116,6 @@ export function renderRepository(view: RepoView, viewer: UserRow | null, ctx: Re
   const { repo, owner, mode, mirror } = view;
   const fullName = `${owner.name}/${repo.name}`;
   const html = `${ctx.rootUrl}${fullName}`;
-  const host = new URL(ctx.rootUrl).hostname;
   return {
     id: repo.id,
     owner: renderUser(owner, viewer, ctx),
@@ -134,7 +134,7 @@ export function renderRepository(view: RepoView, viewer: UserRow | null, ctx: Re
     html_url: html,
     url: `${ctx.rootUrl}api/v1/repos/${fullName}`,
     link: '',
-    ssh_url: `git@${host}:${fullName}.git`,
+    ssh_url: sshCloneUrl(ctx.ssh, owner.name, repo.name),
     clone_url: `${html}.git`,
     original_url: repo.original_url,
     website: repo.website,

@@ -4,6 +4,7 @@ import type { EmailRow } from '../../db/models/users/emails.js';
 import type { TokenRow } from '../../db/models/users/tokens.js';
 import { scopeList } from '../../db/scopes.js';
 import { iso } from './time.js';
+import type { SshUrlSettings } from '../../db/models/repos/ssh-url.js';
 
 /** The User definition of the Gitea 1.22 API description. */
 export interface ApiUser {
@@ -35,6 +36,8 @@ export interface ApiUser {
 
 export interface RenderContext {
   rootUrl: string;
+  /** What ssh_url is made of (`[server]` SSH settings). */
+  ssh: SshUrlSettings;
 }
 
 /** An uploaded avatar is served under its blob key; anyone else gets the image generated for the hash of their address. */

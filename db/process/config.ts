@@ -104,6 +104,25 @@ export const sections = {
   server: section({
     /** The public address of the web process, as links and clone URLs show it. */
     rootUrl: key('ROOT_URL', setting.url.optional()),
+    startSshServer: key('START_SSH_SERVER', setting.flag.default(true)),
+    disableSsh: key('DISABLE_SSH', setting.flag.default(false)),
+    /** The port ssh_url advertises; SSH_LISTEN_PORT when unset. */
+    sshPort: key('SSH_PORT', setting.port.optional()),
+    sshListenPort: key('SSH_LISTEN_PORT', setting.port.default(2222)),
+    sshListenHost: key('SSH_LISTEN_HOST', text.default('0.0.0.0')),
+    /** The host ssh_url advertises; ROOT_URL's host when unset. */
+    sshDomain: key('SSH_DOMAIN', text.optional()),
+    builtinSshServerUser: key('BUILTIN_SSH_SERVER_USER', text.regex(/^[\w.-]+$/, 'expected a user name').default('git')),
+    /** Host key files, relative to the data directory; made at the first start when missing. */
+    sshServerHostKeys: key('SSH_SERVER_HOST_KEYS', setting.list.default(['ssh/hearth.ed25519', 'ssh/hearth.rsa'])),
+    sshServerCiphers: key('SSH_SERVER_CIPHERS', setting.list.default(['chacha20-poly1305@openssh.com', 'aes128-gcm@openssh.com', 'aes256-gcm@openssh.com', 'aes128-ctr', 'aes192-ctr', 'aes256-ctr'])),
+    sshServerKeyExchanges: key('SSH_SERVER_KEY_EXCHANGES', setting.list.default(['curve25519-sha256', 'curve25519-sha256@libssh.org', 'ecdh-sha2-nistp256', 'ecdh-sha2-nistp384', 'ecdh-sha2-nistp521', 'diffie-hellman-group14-sha256'])),
+    sshServerMacs: key('SSH_SERVER_MACS', setting.list.default(['hmac-sha2-256-etm@openssh.com', 'hmac-sha2-512-etm@openssh.com', 'hmac-sha2-256', 'hmac-sha2-512'])),
+    /** Hearth's own limits of the SSH server. */
+    sshLoginGraceTime: key('SSH_LOGIN_GRACE_TIME', setting.seconds.default(30)),
+    sshIdleTimeout: key('SSH_IDLE_TIMEOUT', setting.seconds.default(600)),
+    sshMaxSessions: key('SSH_MAX_SESSIONS', setting.integer.pipe(z.number().min(1)).default(200)),
+    sshMaxSessionsPerKey: key('SSH_MAX_SESSIONS_PER_KEY', setting.integer.pipe(z.number().min(1)).default(20)),
   }),
   actions: section({
     /** Actions settings, runs and runners (experimental). */
@@ -247,12 +266,36 @@ export interface Config extends Omit<SectionConfig, 'server' | 'log' | 'default'
     /** LIMIT_SIZE_<TYPE> in bytes by lower-case package type; -1 for no limit. */
     limitSize: Record<string, number>;
   };
+  /** `[server]`'s SSH settings: the built-in server and what ssh_url advertises. */
+  ssh: SshConfig;
   dataDir: string;
   databaseUrl: string | undefined;
   bootAdmin: { username: string; password: string; email: string } | undefined;
   log: { level: string };
   /** HEARTH_ACTORS: the actors a worker process runs, comma-separated; unset or `all` for every one. */
   worker: { actors: string | undefined };
+}
+
+export interface SshConfig {
+  /** DISABLE_SSH: no server and an empty ssh_url. */
+  disabled: boolean;
+  /** START_SSH_SERVER and not disabled: the ssh process listens. */
+  start: boolean;
+  /** Advertised in ssh_url. */
+  port: number;
+  domain: string;
+  user: string;
+  listenPort: number;
+  listenHost: string;
+  /** Absolute paths. */
+  hostKeys: string[];
+  ciphers: string[];
+  keyExchanges: string[];
+  macs: string[];
+  loginGraceSeconds: number;
+  idleTimeoutSeconds: number;
+  maxSessions: number;
+  maxSessionsPerKey: number;
 }
 
 /** A setting Hearth cannot start with; the message names the setting and where it was read. */
@@ -326,7 +369,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReading 
   const s = values as SectionConfig;
   let rootUrl = e.HEARTH_ROOT_URL ?? s.server.rootUrl ?? `http://localhost:${e.PORT}/`;
   if (!rootUrl.endsWith('/')) rootUrl += '/';
-  const { server: _server, log, default: top, packages, 'repository.issue': repositoryIssue, ...rest } = s;
+  const { server, log, default: top, packages, 'repository.issue': repositoryIssue, ...rest } = s;
   const limitSize = Object.fromEntries(packageTypes.map((type) => [type, packages[`limitSize_${type}`]]));
   return {
     config: {
@@ -336,6 +379,23 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReading 
       appName: top.appName,
       repositoryIssue,
       packages: { enabled: packages.enabled, limitTotalOwnerCount: packages.limitTotalOwnerCount, limitTotalOwnerSize: packages.limitTotalOwnerSize, limitSize },
+      ssh: {
+        disabled: server.disableSsh,
+        start: server.startSshServer && !server.disableSsh,
+        port: server.sshPort ?? server.sshListenPort,
+        domain: server.sshDomain ?? new URL(rootUrl).hostname,
+        user: server.builtinSshServerUser,
+        listenPort: server.sshListenPort,
+        listenHost: server.sshListenHost,
+        hostKeys: server.sshServerHostKeys.map((file) => path.resolve(dataDir, file)),
+        ciphers: server.sshServerCiphers,
+        keyExchanges: server.sshServerKeyExchanges,
+        macs: server.sshServerMacs,
+        loginGraceSeconds: server.sshLoginGraceTime,
+        idleTimeoutSeconds: server.sshIdleTimeout,
+        maxSessions: server.sshMaxSessions,
+        maxSessionsPerKey: server.sshMaxSessionsPerKey,
+      },
       dataDir,
       databaseUrl: e.DATABASE_URL || undefined,
       bootAdmin,

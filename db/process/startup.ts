@@ -83,18 +83,18 @@ export async function checkDatabase(databaseUrl: string, timeoutMs = 5_000): Pro
   }
 }
 
-/** Fails when another process already listens on the port the web process is to use (on any address). */
-export async function checkPortFree(port: number): Promise<void> {
+/** Fails when another process already listens on a port a process is to use (PORT, or [server] SSH_LISTEN_PORT on its host). */
+export async function checkPortFree(port: number, setting = 'PORT', host?: string): Promise<void> {
   await new Promise<void>((resolve, reject) => {
     const server = createServer();
-    server.once('error', (error: NodeJS.ErrnoException) => reject(portError(port, error)));
-    server.listen(port, () => server.close(() => resolve()));
+    server.once('error', (error: NodeJS.ErrnoException) => reject(portError(port, error, setting)));
+    server.listen(port, host, () => server.close(() => resolve()));
   });
 }
 
-export function portError(port: number, error: NodeJS.ErrnoException): Error {
-  if (error.code === 'EADDRINUSE') return new StartupError(`PORT=${port}: another process already listens on this port; stop it or choose another PORT`);
-  if (error.code === 'EACCES') return new StartupError(`PORT=${port}: not allowed to listen on this port (ports below 1024 need privileges); choose another PORT`);
+export function portError(port: number, error: NodeJS.ErrnoException, setting = 'PORT'): Error {
+  if (error.code === 'EADDRINUSE') return new StartupError(`${setting}=${port}: another process already listens on this port; stop it or choose another ${setting}`);
+  if (error.code === 'EACCES') return new StartupError(`${setting}=${port}: not allowed to listen on this port (ports below 1024 need privileges); choose another ${setting}`);
   return error;
 }
 

@@ -39,6 +39,7 @@ test('npm start runs the embedded database, web and worker; stops cleanly and ke
   const env: NodeJS.ProcessEnv = {
     ...inherited,
     PORT: String(port),
+    HEARTH__server__SSH_LISTEN_PORT: String(await freePort()),
     HEARTH_DATA_DIR: dataDir,
     HEARTH_ADMIN_USERNAME: admin.username,
     HEARTH_ADMIN_PASSWORD: admin.password,

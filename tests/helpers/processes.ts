@@ -28,7 +28,10 @@ export interface Launcher {
  */
 export function launch(env: NodeJS.ProcessEnv, options: { group?: boolean; command?: string[] } = {}): Launcher {
   const command = options.command ?? [process.execPath, '--import', 'tsx', 'workers/start.ts'];
-  const child = spawn(command[0], command.slice(1), { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: options.group ?? false });
+  // launchers running side by side would all bind SSH's default port: a test that wants the ssh process names a free one
+  const sshNamed = Object.keys(env).some((name) => /^HEARTH__server__SSH_LISTEN_PORT$/i.test(name));
+  const withSsh = sshNamed ? env : { HEARTH__server__START_SSH_SERVER: 'false', ...env };
+  const child = spawn(command[0], command.slice(1), { cwd: root, env: withSsh, stdio: ['ignore', 'pipe', 'pipe'], detached: options.group ?? false });
   const output: string[] = [];
   const stderr: string[] = [];
   child.stdout!.on('data', (chunk: Buffer) => output.push(chunk.toString()));

@@ -134,6 +134,11 @@ export function canUserPush(rule: ProtectionRow | null, user: UserRow | null, co
   return rule.whitelist_user_ids.includes(user.id) || teamIds.some((id) => rule.whitelist_team_ids.includes(id));
 }
 
+/** Gitea's pre-receive rule for deploy keys: the rule must allow pushing, and list deploy keys when it has a whitelist. */
+export function canDeployKeyPush(rule: ProtectionRow, mode: AccessMode): boolean {
+  return rule.can_push && mode >= accessModes.write && (!rule.enable_whitelist || rule.whitelist_deploy_keys);
+}
+
 /**
  * Gitea's IsUserAllowedToMerge (with IsUserMergeWhitelisted): who may merge into a branch. Without a rule, or under a
  * rule without a merge whitelist, whoever writes the code; with the whitelist, only its users and its teams' members.
@@ -174,6 +179,12 @@ export interface RefUpdate {
 
 export const isZeroSha = (sha: string): boolean => /^0+$/.test(sha);
 
+/** Who pushes: a user, or a deploy key (pushing as its repository's owner, allowed by a rule only when it lists deploy keys). */
+export interface Pusher {
+  user: UserRow;
+  deployKey: boolean;
+}
+
 export interface PushVerdict {
   /** Refused ref → the message the git client prints. */
   refusals: Map<string, string>;
@@ -200,7 +211,8 @@ export interface PathCheck {
  * rule does not allow, and pull-request refs belong to the server. Force pushes need the objects, so the
  * protected refs that are updated are returned for a fast-forward check after the pack is unpacked.
  */
-export async function judgePush(db: Queryable, repo: RepoRow, user: UserRow, mode: AccessMode, commands: RefUpdate[]): Promise<PushVerdict> {
+export async function judgePush(db: Queryable, repo: RepoRow, pusher: Pusher, mode: AccessMode, commands: RefUpdate[]): Promise<PushVerdict> {
+  const { user } = pusher;
   const verdict: PushVerdict = { refusals: new Map(), fastForwardOnly: [], fileChecks: new Map() };
   const branchCommands = commands.filter((c) => c.ref.startsWith('refs/heads/'));
   const rules = branchCommands.length ? await listProtections(db, repo.id) : [];
@@ -223,11 +235,12 @@ export async function judgePush(db: Queryable, repo: RepoRow, user: UserRow, mod
       verdict.refusals.set(command.ref, `branch ${branch} is protected from deletion`);
       continue;
     }
-    const canPush = canUserPush(rule, user, mode, teamIds);
+    const canPush = pusher.deployKey ? canDeployKeyPush(rule, mode) : canUserPush(rule, user, mode, teamIds);
     if (!canPush) verdict.refusals.set(command.ref, `Not allowed to push to protected branch ${branch}`);
     // a new branch is not checked for paths (Gitea diffs it from where it leaves its base); it must not bypass a refusal
     if (isZeroSha(command.oldSha)) continue;
-    const byPaths = canPush ? filePatterns(rule.protected_file_patterns).length > 0 : filePatterns(rule.unprotected_file_patterns).length > 0;
+    // a deploy key is not on any whitelist: the unprotected file patterns lift nothing for it
+    const byPaths = canPush ? filePatterns(rule.protected_file_patterns).length > 0 : !pusher.deployKey && filePatterns(rule.unprotected_file_patterns).length > 0;
     if (canPush || byPaths) verdict.fastForwardOnly.push(command.ref);
     if (byPaths) verdict.fileChecks.set(command.ref, { branch, rule, canPush });
   }

@@ -17,6 +17,7 @@ import type { RepoRow } from './repo-row.js';
 import { replaceTopics } from './topics.js';
 import { findUserByName } from '../users/users.js';
 import { userTypes, type UserRow } from '../users/user-row.js';
+import { sshCloneUrl, type SshUrlSettings } from './ssh-url.js';
 
 /** GenerateRepoOption: what the new repository is called and which parts of the template it takes. */
 export interface GenerateOptions {
@@ -34,7 +35,7 @@ export interface GenerateOptions {
 }
 
 export interface GenerateContext extends RepoContext {
-  config: Pick<Config, 'repository' | 'actions' | 'rootUrl' | 'dataDir'>;
+  config: Pick<Config, 'repository' | 'actions' | 'rootUrl' | 'dataDir' | 'ssh'>;
 }
 
 /**
@@ -83,7 +84,7 @@ export async function generateRepository(
     : await createRepository(tx, ctx, owner, doer, input);
   const templateGit = ctx.git.open(template);
   const repoGit = ctx.git.open(repo);
-  if (withContent && (await generateGitContent(templateGit, repoGit, template, repo, owner, ctx.config.rootUrl))) {
+  if (withContent && (await generateGitContent(templateGit, repoGit, template, repo, owner, ctx.config))) {
     await syncAllBranches(tx, repoGit, repo.id, doer.id);
     [repo] = await tx.query<RepoRow>('UPDATE repository SET is_empty = false WHERE id = $1 RETURNING *', [repo.id]);
   }
@@ -115,7 +116,7 @@ async function readBlob(repoGit: GitRepo, oid: string): Promise<Buffer> {
  * its default branch. Only the tree's objects are copied, never the template's history. Answers false
  * when the template's default branch has no commit.
  */
-async function generateGitContent(templateGit: GitRepo, repoGit: GitRepo, template: RepoRow, repo: RepoRow, owner: UserRow, rootUrl: string): Promise<boolean> {
+async function generateGitContent(templateGit: GitRepo, repoGit: GitRepo, template: RepoRow, repo: RepoRow, owner: UserRow, urls: UrlSettings): Promise<boolean> {
   const tree = await templateGit.resolve(`refs/heads/${template.default_branch}`, 'tree');
   if (!tree) return false;
   const items = await templateGit.listTree(tree, { recursive: true });
@@ -123,7 +124,7 @@ async function generateGitContent(templateGit: GitRepo, repoGit: GitRepo, templa
   await repoGit.copyObjectsFrom(templateGit, [...objects]);
 
   const format = repo.object_format_name as ObjectFormat;
-  const edits = await planTemplateEdits(repoGit, items, buildExpansions(template, repo, rootUrl));
+  const edits = await planTemplateEdits(repoGit, items, buildExpansions(template, repo, urls));
   const index = await repoGit.openIndex(tree);
   let newTree: string;
   try {
@@ -132,7 +133,7 @@ async function generateGitContent(templateGit: GitRepo, repoGit: GitRepo, templa
   } finally {
     await index.dispose();
   }
-  const email = owner.keep_email_private ? `${owner.lower_name}@noreply.${new URL(rootUrl).hostname}` : owner.email;
+  const email = owner.keep_email_private ? `${owner.lower_name}@noreply.${new URL(urls.rootUrl).hostname}` : owner.email;
   const signature = { name: owner.full_name || owner.name, email, date: new Date() };
   const commit = await repoGit.commitTree(newTree, [], 'Initial commit\n', signature, signature);
   const ref = `refs/heads/${repo.default_branch}`;
@@ -196,12 +197,15 @@ const transformers: Record<string, (text: string) => string> = {
 };
 
 /** The variables a template may use, as Gitea defines them, each with its transformed forms where Gitea has them. */
-export function buildExpansions(template: RepoRow, repo: RepoRow, rootUrl: string): Map<string, string> {
+/** What the URL variables of a template are made of. */
+type UrlSettings = { rootUrl: string; ssh: SshUrlSettings };
+
+export function buildExpansions(template: RepoRow, repo: RepoRow, { rootUrl, ssh: sshSettings }: UrlSettings): Map<string, string> {
   const root = new URL(rootUrl);
   const subUrl = root.pathname.replace(/\/$/, '');
   const link = (r: RepoRow): string => `${subUrl}/${encodeURIComponent(r.owner_name)}/${encodeURIComponent(r.name)}`;
   const https = (r: RepoRow): string => `${rootUrl}${r.owner_name}/${r.name}.git`;
-  const ssh = (r: RepoRow): string => `git@${root.hostname}:${r.owner_name}/${r.name}.git`;
+  const ssh = (r: RepoRow): string => sshCloneUrl(sshSettings, r.owner_name, r.name);
   const now = new Date();
   const month = now.toLocaleString('en-US', { month: 'long' });
   const entries: Array<[string, string, boolean]> = [

@@ -2,6 +2,8 @@ import { createHash, createPublicKey, type JsonWebKey } from 'node:crypto';
 import type { Queryable, Tx } from '../../data-source.js';
 import { decodeBase64Strict } from '../../encoding.js';
 import { invalid } from '../../errors.js';
+import type { AccessMode } from '../repos/repo-row.js';
+import { userRowFromJson, type UserRow } from './user-row.js';
 
 // OpenSSH public keys: parsing and checking them (for user keys and deploy keys alike), and the rule that one
 // key material belongs either to users' keys or to deploy keys, never to both.
@@ -92,7 +94,7 @@ export function parseSshPublicKey(text: string): SshPublicKey {
     if (!blob) throw new Error('the key data is not base64');
     const { kind, bits } = checkBlob(type, blob);
     if (bits < minimumBits[kind]) throw new Error(`key length is not enough: got ${bits}, needs ${minimumBits[kind]}`);
-    const fingerprint = `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+    const fingerprint = fingerprintOf(blob);
     return { type, content: [type, data, ...comment].join(' '), fingerprint, bits };
   } catch (error) {
     throw invalid(`Invalid key content: ${(error as Error).message}`);
@@ -117,4 +119,29 @@ export async function isUserKeyMaterial(db: Queryable, fingerprint: string): Pro
 export async function isDeployKeyMaterial(db: Queryable, fingerprint: string): Promise<boolean> {
   const rows = await db.query('SELECT 1 FROM deploy_key WHERE fingerprint = $1 LIMIT 1', [fingerprint]);
   return rows.length > 0;
+}
+
+/** OpenSSH's `SHA256:` fingerprint of a key blob (the wire form of the public key). */
+export function fingerprintOf(blob: Buffer): string {
+  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
+}
+
+/** A key material as the SSH server finds it: a user's key, or deploy keys (one row per repository it was added to). */
+export type KeyHolder =
+  | { kind: 'user'; keyId: number; user: UserRow }
+  | { kind: 'deploy'; keyId: number; deployKeys: { repoId: number; mode: AccessMode }[] };
+
+/** The holder of a key material, by fingerprint, in one statement over both indexed tables; null for an unknown key. */
+export async function findKeyHolder(db: Queryable, fingerprint: string): Promise<KeyHolder | null> {
+  const rows = await db.query<{ kind: 'user' | 'deploy'; key_id: string; repo_id: string | null; mode: number | null; owner: Record<string, unknown> | null }>(
+    `SELECT 'user' AS kind, k.id AS key_id, NULL::bigint AS repo_id, NULL::smallint AS mode, row_to_json(u) AS owner
+       FROM public_key k JOIN "user" u ON u.id = k.owner_id WHERE k.fingerprint = $1
+     UNION ALL
+     SELECT 'deploy', d.key_id, d.repo_id, d.mode, NULL FROM deploy_key d WHERE d.fingerprint = $1`,
+    [fingerprint],
+  );
+  const user = rows.find((row) => row.kind === 'user');
+  if (user) return { kind: 'user', keyId: Number(user.key_id), user: userRowFromJson(user.owner!) };
+  if (rows.length === 0) return null;
+  return { kind: 'deploy', keyId: Number(rows[0].key_id), deployKeys: rows.map((row) => ({ repoId: Number(row.repo_id), mode: Number(row.mode) as AccessMode })) };
 }

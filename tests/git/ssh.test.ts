@@ -1,0 +1,155 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { createSshServer } from '../../api/ssh/ssh-server.js';
+import { freePort } from '../../db/process/startup.js';
+import { build } from '../helpers/build.js';
+import { startHearth, type TestHearth } from '../helpers/hearth.js';
+import { gitOnDisk, refOnServer, scratch, type DiskRun } from './git-client.js';
+
+interface SshWorld {
+  hearth: TestHearth;
+  port: number;
+  home: string;
+  /** git with OpenSSH using this private key, known_hosts pinned to the server's host key. */
+  git(key: string, args: string[], cwd?: string): Promise<DiskRun>;
+  /** A new ed25519 key: the private key's path and the public key's text. */
+  newKey(name: string): { file: string; pub: string };
+}
+
+async function sshWorld(t: ExecutionContext): Promise<SshWorld> {
+  const port = await freePort();
+  const hearth = await startHearth(t, { HEARTH__server__SSH_LISTEN_PORT: String(port), HEARTH__server__SSH_LISTEN_HOST: '127.0.0.1', HEARTH__server__SSH_DOMAIN: '127.0.0.1' });
+  const server = createSshServer(hearth.deps);
+  await server.listen();
+  t.teardown(() => server.drain());
+  const home = scratch(t);
+  const hostKey = readFileSync(`${hearth.config.ssh.hostKeys[0]}.pub`, 'utf8').trim().split(' ').slice(0, 2).join(' ');
+  const knownHosts = path.join(home, 'known_hosts');
+  writeFileSync(knownHosts, `[127.0.0.1]:${port} ${hostKey}\n`);
+  return {
+    hearth, port, home,
+    git: (key, args, cwd = home) => gitOnDisk(args, cwd, {
+      HOME: home,
+      GIT_AUTHOR_NAME: 'Tester', GIT_AUTHOR_EMAIL: 'tester@example.com', GIT_COMMITTER_NAME: 'Tester', GIT_COMMITTER_EMAIL: 'tester@example.com',
+      GIT_SSH_COMMAND: `ssh -F /dev/null -i ${key} -o IdentitiesOnly=yes -o IdentityAgent=none -o UserKnownHostsFile=${knownHosts} -o StrictHostKeyChecking=yes -o BatchMode=yes`,
+    }),
+    newKey: (name) => {
+      const file = path.join(home, name);
+      execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', name, '-f', file]);
+      return { file, pub: readFileSync(`${file}.pub`, 'utf8').trim() };
+    },
+  };
+}
+
+const url = (w: SshWorld, repoPath: string): string => `ssh://git@127.0.0.1:${w.port}/${repoPath}`;
+
+test('clone, fetch and push over SSH with a user key; protocol v2; protection refuses with the HTTP message; ssh_url', async (t) => {
+  const w = await sshWorld(t);
+  const alice = await w.hearth.createUser('alice');
+  await build.repo(w.hearth, alice, { name: 'tools', autoInit: true });
+  const key = w.newKey('alice-key');
+  t.is((await w.hearth.call('POST', '/user/keys', { auth: alice.basic, body: { title: 'laptop', key: key.pub } })).status, 201);
+
+  const shown = await w.hearth.call('GET', '/repos/alice/tools', { auth: alice.basic });
+  t.is(shown.body.ssh_url, `ssh://git@127.0.0.1:${w.port}/alice/tools.git`);
+
+  const cloned = await w.git(key.file, ['clone', '--quiet', shown.body.ssh_url, 'tools']);
+  t.is(cloned.code, 0, cloned.stderr);
+  const dir = path.join(w.home, 'tools');
+  writeFileSync(path.join(dir, 'a.txt'), 'a\n');
+  t.is((await w.git(key.file, ['add', 'a.txt'], dir)).code, 0);
+  t.is((await w.git(key.file, ['commit', '--quiet', '-m', 'a'], dir)).code, 0);
+  const local = (await w.git(key.file, ['rev-parse', 'HEAD'], dir)).stdout.toString().trim();
+  const pushed = await w.git(key.file, ['push', 'origin', 'main'], dir);
+  t.is(pushed.code, 0, pushed.stderr);
+  t.is(await refOnServer(w.hearth, 'alice', 'tools', 'refs/heads/main'), local);
+  const [job] = await w.hearth.deps.db.query<{ data: { updates: { ref: string; newSha: string }[] } }>(
+    "SELECT data FROM pgboss.job WHERE name = 'branch-sync' ORDER BY created_on DESC LIMIT 1",
+  );
+  t.deepEqual(job.data.updates.map((u) => [u.ref, u.newSha]), [['refs/heads/main', local]], 'the push is recorded as over HTTP');
+
+  for (const version of ['0', '2']) {
+    const other = `v${version}`;
+    const run = await w.git(key.file, ['-c', `protocol.version=${version}`, 'clone', '--quiet', url(w, 'alice/tools'), other]);
+    t.is(run.code, 0, run.stderr);
+    t.is((await w.git(key.file, ['rev-parse', 'HEAD'], path.join(w.home, other))).stdout.toString().trim(), local);
+  }
+  const fetched = await w.git(key.file, ['fetch', '--quiet', 'origin'], dir);
+  t.is(fetched.code, 0, fetched.stderr);
+
+  t.is((await w.hearth.call('POST', '/repos/alice/tools/branch_protections', { auth: alice.basic, body: { rule_name: 'main', enable_push: false } })).status, 201);
+  writeFileSync(path.join(dir, 'b.txt'), 'b\n');
+  await w.git(key.file, ['add', 'b.txt'], dir);
+  await w.git(key.file, ['commit', '--quiet', '-m', 'b'], dir);
+  const refused = await w.git(key.file, ['push', 'origin', 'main'], dir);
+  t.not(refused.code, 0);
+  t.regex(refused.stderr, /Not allowed to push to protected branch main/);
+  t.is(await refOnServer(w.hearth, 'alice', 'tools', 'refs/heads/main'), local);
+
+  const archive = await w.git(key.file, ['archive', `--remote=${url(w, 'alice/tools.git')}`, 'main', 'a.txt']);
+  t.is(archive.code, 0, archive.stderr);
+  t.true(archive.stdout.includes(Buffer.from('a\n')));
+});
+
+test('deploy keys read or write their one repository; a stranger reads as missing; shells and bad commands are one line', async (t) => {
+  const w = await sshWorld(t);
+  const alice = await w.hearth.createUser('alice');
+  const bob = await w.hearth.createUser('bob');
+  await build.repo(w.hearth, alice, { name: 'secret', private: true, autoInit: true });
+  await build.repo(w.hearth, alice, { name: 'other', private: true, autoInit: true });
+  const ro = w.newKey('ro');
+  const rw = w.newKey('rw');
+  const stranger = w.newKey('bob');
+  t.is((await w.hearth.call('POST', '/repos/alice/secret/keys', { auth: alice.basic, body: { title: 'ro', key: ro.pub, read_only: true } })).status, 201);
+  t.is((await w.hearth.call('POST', '/repos/alice/secret/keys', { auth: alice.basic, body: { title: 'rw', key: rw.pub, read_only: false } })).status, 201);
+  t.is((await w.hearth.call('POST', '/user/keys', { auth: bob.basic, body: { title: 'bob', key: stranger.pub } })).status, 201);
+
+  const roClone = await w.git(ro.file, ['clone', '--quiet', url(w, 'alice/secret.git'), 'ro-clone']);
+  t.is(roClone.code, 0, roClone.stderr);
+  const roDir = path.join(w.home, 'ro-clone');
+  writeFileSync(path.join(roDir, 'x.txt'), 'x\n');
+  await w.git(ro.file, ['add', 'x.txt'], roDir);
+  await w.git(ro.file, ['commit', '--quiet', '-m', 'x'], roDir);
+  const before = await refOnServer(w.hearth, 'alice', 'secret', 'refs/heads/main');
+  const roPush = await w.git(ro.file, ['push', 'origin', 'main'], roDir);
+  t.not(roPush.code, 0);
+  t.regex(roPush.stderr, /User permission denied for writing/);
+  t.is(await refOnServer(w.hearth, 'alice', 'secret', 'refs/heads/main'), before);
+
+  const rwPush = await w.git(rw.file, ['push', url(w, 'alice/secret'), 'main'], roDir);
+  t.is(rwPush.code, 0, rwPush.stderr);
+  t.not(await refOnServer(w.hearth, 'alice', 'secret', 'refs/heads/main'), before);
+
+  const otherRepo = await w.git(rw.file, ['ls-remote', url(w, 'alice/other.git')]);
+  const strangerSecret = await w.git(stranger.file, ['ls-remote', url(w, 'alice/secret.git')]);
+  const strangerMissing = await w.git(stranger.file, ['ls-remote', url(w, 'alice/nothing.git')]);
+  for (const run of [otherRepo, strangerSecret, strangerMissing]) {
+    t.not(run.code, 0);
+    t.regex(run.stderr, /Hearth: Repository does not exist or you do not have access/);
+  }
+  const line = (s: string) => s.split('\n').find((l) => l.startsWith('Hearth') || l.startsWith('Hi there'));
+  t.is(line(strangerSecret.stderr), line(strangerMissing.stderr));
+
+  const sshArgs = ['-F', '/dev/null', '-i', stranger.file, '-o', 'IdentitiesOnly=yes', '-o', `UserKnownHostsFile=${path.join(w.home, 'known_hosts')}`, '-o', 'BatchMode=yes', '-p', String(w.port), 'git@127.0.0.1'];
+  // the server runs in this process: the client must not block it
+  const run = (extra: string[]): Promise<{ code: number; stderr: string }> => new Promise((resolve) => {
+    const child = spawn('ssh', [...sshArgs, ...extra], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (code) => resolve({ code: code ?? -1, stderr }));
+  });
+  const shell = await run(['-T']);
+  t.is(shell.code, 1);
+  t.regex(shell.stderr, /Hi there, bob! You've successfully authenticated, but Hearth does not provide shell access\./);
+  for (const [command, message] of [['ls -la', 'Unknown git command'], ["git-upload-pack '../etc/passwd'", 'Invalid repository path'], ["git-upload-pack 'a/b/c'", 'Invalid repository path'], ["git-upload-pack 'alice/secret", 'Error parsing arguments']]) {
+    const refused = await run([command]);
+    t.is(refused.code, 1, command);
+    t.regex(refused.stderr, new RegExp(`Hearth: ${message}`), command);
+  }
+  const unknownKey = w.newKey('nobody');
+  const denied = await w.git(unknownKey.file, ['ls-remote', url(w, 'alice/secret.git')]);
+  t.not(denied.code, 0);
+  t.regex(denied.stderr, /Permission denied \(publickey\)/);
+});
