@@ -306,6 +306,8 @@ async function main(): Promise<void> {
     check(!failed.some((line) => line.startsWith('5')), 'Hearth answered no 5xx');
     console.log(`\nrenovate ${tools.version}, node ${tools.nodeVersion}, ${Math.round((Date.now() - started) / 1000)} s; Renovate logs in ${work}`);
     if (!keepTools) rmSync(toolsDir, { recursive: true, force: true });
+    // the database and Renovate's clones go; the Renovate logs stay for reading
+    for (const dir of ['data', 'renovate', 'home']) rmSync(path.join(work, dir), { recursive: true, force: true });
   }
 }
 
