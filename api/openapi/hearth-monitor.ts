@@ -14,13 +14,16 @@ export const hearthMonitorDefinitions: Record<string, Schema> = {
     type: 'object',
     properties: {
       name: str,
-      counts: { type: 'object', properties: { created: int, retry: int, active: int } },
-      last_hour: {
-        type: 'object',
-        properties: { completed: int, failed: int, cancelled: int, mean_run_seconds: seconds, p99_run_seconds: seconds },
-      },
+      counts: ref('HearthQueueCounts'),
+      last_hour: ref('HearthQueueHour'),
       oldest_waiting_seconds: seconds,
     },
+  },
+  HearthQueueCounts: { description: "A queue's live jobs by state", type: 'object', properties: { created: int, retry: int, active: int } },
+  HearthQueueHour: {
+    description: "A queue's jobs that ended in the last hour, by how, and the run time of those completed",
+    type: 'object',
+    properties: { completed: int, failed: int, cancelled: int, mean_run_seconds: seconds, p99_run_seconds: seconds },
   },
   HearthQueueList: { description: 'HearthQueueList', type: 'array', items: ref('HearthQueue') },
   HearthQueueJob: {
