@@ -59,6 +59,7 @@ export async function startQueue(boss: PgBoss, connectionString: string): Promis
       else await boss.createQueue(name, { name, ...definition.queue });
     }
     await installWakeTrigger(boss.getDb());
+    await installMonitorIndexes(boss.getDb());
   } finally {
     await lock.end().catch(() => undefined);
   }
@@ -77,6 +78,19 @@ async function installWakeTrigger(db: PgBoss.Db): Promise<void> {
   );
   await db.executeSql(
     `CREATE OR REPLACE TRIGGER hearth_wake AFTER INSERT ON pgboss.job FOR EACH ROW WHEN (NEW.state < 'active') EXECUTE FUNCTION pgboss.hearth_wake()`,
+    [],
+  );
+}
+
+/**
+ * Indexes on pg-boss's job table (created on every queue partition, present and future) that let the queue monitor
+ * (db/models/instance/queue-monitor.ts) read a queue's figures without walking its kept jobs: the live jobs by
+ * state (and a state's jobs newest first), and the jobs that ended, by when they ended.
+ */
+async function installMonitorIndexes(db: PgBoss.Db): Promise<void> {
+  await db.executeSql(`CREATE INDEX IF NOT EXISTS hearth_job_state ON pgboss.job (name, state, created_on DESC) INCLUDE (start_after)`, []);
+  await db.executeSql(
+    `CREATE INDEX IF NOT EXISTS hearth_job_ended ON pgboss.job (name, completed_on) INCLUDE (state, started_on) WHERE state > 'active'`,
     [],
   );
 }

@@ -1,5 +1,6 @@
 import gitea from './gitea-1.22-shapes.json' with { type: 'json' };
 import { actionsRunDefinitions } from './actions-runs.js';
+import { hearthMonitorDefinitions } from './hearth-monitor.js';
 
 export type Schema = Record<string, unknown>;
 
@@ -23,6 +24,7 @@ function extendGitea(name: string, properties: Record<string, Schema>): Schema {
 /** Shapes Hearth renders that Gitea's description lacks, or leaves without a schema although a body is sent. */
 const hearthDefinitions: Record<string, Schema> = {
   ...actionsRunDefinitions,
+  ...hearthMonitorDefinitions,
   Repository: extendGitea('Repository', {
     mirror_next_update: {
       description: "when the pull mirror's next scheduled sync is due, null when it has no schedule (Hearth's own; on mirrors only)",

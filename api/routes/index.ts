@@ -36,6 +36,7 @@ import { markupRoutes } from './instance/markup.js';
 import { nodeInfoRoutes } from './instance/nodeinfo.js';
 import { signingKeyRoutes } from './instance/signing-key.js';
 import { adminCronRoutes } from './instance/admin-cron.js';
+import { adminQueueRoutes } from './instance/admin-queues.js';
 import { oauth2AppRoutes } from './users/oauth2-apps.js';
 import { heatmapRoutes } from './activity/heatmap.js';
 import { userFeedRoutes } from './activity/user-feeds.js';
@@ -74,7 +75,7 @@ export const apiRoutes: RouteDefinition[] = [...miscRoutes, ...userRoutes, ...to
   ...branchRoutes, ...orgRoutes, ...teamRoutes, ...orgLabelRoutes, ...gitDataRoutes, ...contentsRoutes, ...tagRoutes,
   ...forkRoutes, ...generateRoutes, ...transferRoutes, ...templateInfoRoutes, ...unadoptedRoutes,
   ...userKeyRoutes, ...gpgKeyRoutes, ...userBlockRoutes, ...userAvatarRoutes, ...badgeRoutes, ...markupRoutes, ...nodeInfoRoutes, ...signingKeyRoutes,
-  ...adminCronRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes, ...mirrorRoutes, ...packageRoutes,
+  ...adminCronRoutes, ...adminQueueRoutes, ...oauth2AppRoutes, ...heatmapRoutes, ...userFeedRoutes, ...mirrorRoutes, ...packageRoutes,
   ...issueRoutes, ...labelRoutes, ...milestoneRoutes, ...commentRoutes, ...timelineRoutes, ...pinRoutes, ...issueTemplateRoutes, ...issueSearchRoutes,
   ...reactionRoutes, ...dependencyRoutes, ...issueSubscriptionRoutes, ...trackedTimeRoutes, ...issueAttachmentRoutes,
   ...hookRoutes, ...notificationRoutes,

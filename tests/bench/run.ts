@@ -30,6 +30,7 @@ import { measurePackages, type PackageFigure } from './package-bench.js';
 import { measureWebhooks, type WebhookFigures } from './webhook-bench.js';
 import { measurePulls } from './pull-bench.js';
 import { waitForQueuesDrained } from './queue-drain.js';
+import { addKeptJobs } from './ops-bench.js';
 
 /**
  * `npm run bench`: Hearth's hot read paths under load, each beside a same-run baseline (bare Express 5 and
@@ -379,6 +380,29 @@ async function main(): Promise<void> {
       const pulls = await pullFigures();
       printTable([], pulls);
       console.log(`written to ${path.relative(root, writeResults([], null, seconds, { pulls }))}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+      return;
+    }
+    // `npm run bench -- ops`: the queue monitor with 1,000 kept jobs, then with 1,000,000, beside GET /api/v1/version
+    if (process.argv[2] === 'ops') {
+      const admin = new pg.Client({ connectionString: benchUrl });
+      await admin.connect();
+      await admin.query(`UPDATE "user" SET is_admin = true WHERE id = $1`, [userId]);
+      await admin.end();
+      const servers = { baseline: { port: ports.hearth, pid: hearth.pid! }, hearth: { port: ports.hearth, pid: hearth.pid! } };
+      const auth = { Authorization: `token ${token}` };
+      await addKeptJobs(benchUrl, 1_000);
+      const figures = await measure([
+        { name: 'GET /api/v1/version', server: 'hearth', path: '/api/v1/version' },
+        { name: 'GET /api/v1/admin/queues, 1,000 kept jobs', server: 'hearth', path: '/api/v1/admin/queues', headers: auth },
+      ], servers, seconds);
+      await addKeptJobs(benchUrl, 999_000);
+      const [large] = await measure([
+        { name: 'GET /api/v1/admin/queues, 1,000,000 kept jobs', server: 'hearth', path: '/api/v1/admin/queues', headers: auth },
+      ], servers, seconds);
+      figures.push({ ...large, ratioToBaseline: large.requestsPerSecond / figures[0].requestsPerSecond });
+      printTable(figures, []);
+      console.log(`1,000,000 kept jobs answer at ${(large.requestsPerSecond / figures[1].requestsPerSecond).toFixed(2)}× the requests per second of 1,000`);
+      console.log(`written to ${path.relative(root, writeResults(figures, null, seconds, {}))}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
       return;
     }
     if (process.argv[2] === 'packages') {

@@ -26,17 +26,21 @@ interface ScheduleRow {
 
 /** The tasks by name, each with its next tick (computed as pg-boss's clock computes it) and its runs so far. */
 export async function listCronTasks(boss: PgBoss, db: Queryable): Promise<CronTask[]> {
-  const schedules = (await boss.getSchedules()) as unknown as ScheduleRow[];
+  const schedules = [...((await boss.getSchedules()) as unknown as ScheduleRow[])].sort((a, b) => a.name.localeCompare(b.name));
+  // pgboss.job holds queued and recent jobs, pgboss.archive the older ones: together, every run. One statement for all tasks.
+  const runs = await db.query<{ name: string; completed: number; last: Date | null }>(
+    `SELECT name, count(*) FILTER (WHERE state = 'completed')::int AS completed, max(started_on) AS last
+     FROM (SELECT name, state, started_on FROM pgboss.job WHERE name = ANY($1::text[])
+           UNION ALL SELECT name, state, started_on FROM pgboss.archive WHERE name = ANY($1::text[])) runs
+     GROUP BY name`,
+    [schedules.map((schedule) => schedule.name)],
+  );
+  const byName = new Map(runs.map((row) => [row.name, row]));
   const tasks: CronTask[] = [];
-  for (const schedule of [...schedules].sort((a, b) => a.name.localeCompare(b.name))) {
-    // pgboss.job holds queued and recent jobs, pgboss.archive the older ones: together, every run.
-    const [runs] = await db.query<{ completed: number; last: Date | null }>(
-      `SELECT count(*) FILTER (WHERE state = 'completed')::int AS completed, max(started_on) AS last
-       FROM (SELECT state, started_on FROM pgboss.job WHERE name = $1 UNION ALL SELECT state, started_on FROM pgboss.archive WHERE name = $1) runs`,
-      [schedule.name],
-    );
+  for (const schedule of schedules) {
+    const ran = byName.get(schedule.name);
     const next = parser.parseExpression(schedule.cron, { tz: schedule.timezone ?? 'UTC' }).next().toDate();
-    tasks.push({ name: schedule.name, schedule: schedule.cron, next, prev: runs.last, execTimes: runs.completed });
+    tasks.push({ name: schedule.name, schedule: schedule.cron, next, prev: ran?.last ?? null, execTimes: ran?.completed ?? 0 });
   }
   return tasks;
 }
