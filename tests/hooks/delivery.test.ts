@@ -4,6 +4,8 @@ import test from 'ava';
 import { webhookDelivery } from '../../actors/webhook-delivery.js';
 import { inTx } from '../../db/data-source.js';
 import { emit } from '../../db/events/emit.js';
+import { findDelivery, insertHookTasks } from '../../db/models/hooks/hook-tasks.js';
+import { fetchClaimed } from '../../jobs/lost-jobs.js';
 import { actorDeps } from '../../workers/subscribe.js';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
@@ -252,4 +254,37 @@ test('the test endpoint delivers a push of the default branch head (or the ref g
   t.is((await receiver.waitFor(2))[1].json.ref, 'side');
   t.is((await hearth.call('POST', `/repos/alice/tool/hooks/${hook.id}/tests?ref=nope`, { auth: alice.bearer })).status, 404);
   t.is((await hearth.call('POST', `/repos/alice/tool/hooks/999/tests`, { auth: alice.bearer })).status, 404);
+});
+
+// Twin of the delivery claimed as it is inserted (insertHookTasks with a claiming worker, the fast path) and the
+// delivery a worker fetches (fetchClaimed, then findDelivery): the same task must bring the same delivery and job.
+test('a delivery claimed at insert is the delivery and job a worker would fetch for the same task', async (t) => {
+  const hearth = await startHearth(t, loopbackAllowed);
+  const alice = await hearth.createUser('alice');
+  const repo = await build.repo(hearth, alice, { name: 'tool', autoInit: true });
+  const hook = await build.hook(hearth, { repoId: repo.id }, { url: 'http://127.0.0.1:9/hook', events: ['push'], secret: 's3cret' });
+  await drain(hearth);
+  const { db, boss } = hearth.store;
+  const workerId = 7;
+  const task = { hookId: hook.id, eventId: null, repoId: repo.id, eventType: 'push' as const, payload: '{"ref":"refs/heads/main"}' };
+  const [claimed, ...others] = await insertHookTasks(db, hearth.config.webhook.deliverTimeoutSeconds, [{ ...task, claimed: true }, { ...task, claimed: false }], { claimingWorker: workerId });
+  t.is(others.length, 0, 'only the task marked claimed is answered');
+  const [fetchedJob, ...more] = await fetchClaimed(boss, 'webhook-delivery', 10, workerId);
+  t.is(more.length, 0, 'the claimed job is not fetched again');
+  const fetched = await findDelivery(db, (fetchedJob.data as { taskId: number }).taskId);
+  t.truthy(fetched);
+
+  const { jobId, expireInSeconds, ...claimedDelivery } = claimed;
+  t.deepEqual(claimedDelivery, await findDelivery(db, claimed.task.id), 'the claimed delivery is its task and hook as read back');
+  const sansIdentity = ({ task: { id, uuid, created, ...rest }, ...delivery }: typeof claimedDelivery) => ({ ...delivery, task: rest });
+  t.deepEqual(sansIdentity(claimedDelivery), sansIdentity(fetched!), 'same hook and task but for its own id');
+  t.is(expireInSeconds, Number((fetchedJob as unknown as { expireInSeconds: string }).expireInSeconds), 'same expiry');
+  const jobs = await db.query<{ id: string; state: string; output: unknown; retry_count: number; retry_limit: number; data_keys: string[] }>(
+    `SELECT id::text, state::text, output, retry_count, retry_limit, ARRAY(SELECT jsonb_object_keys(data) ORDER BY 1) AS data_keys
+       FROM pgboss.job WHERE name = 'webhook-delivery' ORDER BY created_on, id`,
+  );
+  t.is(jobs.length, 2);
+  const byId = new Map(jobs.map(({ id, ...job }) => [id, job]));
+  t.deepEqual(byId.get(jobId), byId.get(fetchedJob.id), 'both jobs active, this worker\'s, with the same retries and data');
+  t.like(byId.get(jobId), { state: 'active', output: { hearthWorker: workerId } });
 });
