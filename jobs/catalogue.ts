@@ -67,7 +67,8 @@ const actionsTriggerPayload = z.object({
   kind: z.string(),
   payload: z.unknown(),
   repoId: z.number().int().positive(),
-  doerId: z.number().int().positive().nullable(),
+  // the actions bot has a negative id, as in Gitea
+  doerId: z.number().int().nullable(),
 });
 export type ActionsTriggerPayload = z.infer<typeof actionsTriggerPayload>;
 const actionsReplanPayload = z.object({ repoId: z.number().int().positive() });

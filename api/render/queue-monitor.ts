@@ -1,6 +1,6 @@
 import type { MirrorStatus } from '../../db/models/instance/mirror-monitor.js';
 import type { QueueFigures, QueueJob } from '../../db/models/instance/queue-monitor.js';
-import { sanitizeAddress } from '../../db/net/outbound-targets.js';
+import { sanitizeAddress } from '../../db/net/sanitize-address.js';
 import { iso } from './time.js';
 
 /** A queue's figures as GET /admin/queues answers them (Hearth's own shape). */

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { compileGlob } from '../glob.js';
 import { invalid } from '../errors.js';
 import type { Config } from '../process/config.js';
+export { sanitizeAddress } from './sanitize-address.js';
 
 // Where migrations, pull mirrors and push mirrors may connect: [migrations] ALLOW_LOCALNETWORKS, ALLOWED_DOMAINS,
 // BLOCKED_DOMAINS and [security] IMPORT_LOCAL_PATHS, as Gitea's IsMigrateURLAllowed applies them. A name is
@@ -70,19 +71,6 @@ export function parseRemoteAddress(address: string, username = '', password = ''
   const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return { target: { kind: 'http', url: url.toString(), host, port }, credentials: user || pass ? { username: user, password: pass } : null };
-}
-
-/** An address with any credentials removed, for what is stored and shown (original_url, remote_address). */
-export function sanitizeAddress(address: string): string {
-  try {
-    const url = new URL(address.trim());
-    if (!url.username && !url.password) return address.trim();
-    url.username = '';
-    url.password = '';
-    return url.toString();
-  } catch {
-    return address.trim();
-  }
 }
 
 const nonPublic = new BlockList();

@@ -1,4 +1,3 @@
-import { isIP } from 'node:net';
 import type { SshConfig } from '../../process/config.js';
 
 /** What an SSH clone address is made of. */
@@ -11,7 +10,8 @@ export type SshUrlSettings = Pick<SshConfig, 'disabled' | 'port' | 'domain' | 'u
 export function sshCloneUrl(ssh: SshUrlSettings, owner: string, repo: string): string {
   if (ssh.disabled) return '';
   const path = `${encodeURIComponent(owner)}/${encodeURIComponent(repo)}.git`;
-  const host = isIP(ssh.domain) === 6 ? `[${ssh.domain}]` : ssh.domain;
+  // only an IPv6 address has colons in a host; it is bracketed as in a URL
+  const host = ssh.domain.includes(':') && !ssh.domain.startsWith('[') ? `[${ssh.domain}]` : ssh.domain;
   if (ssh.port !== 22) return `ssh://${ssh.user}@${host}:${ssh.port}/${path}`;
   return `${ssh.user}@${host}:${path}`;
 }
