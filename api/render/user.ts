@@ -166,8 +166,8 @@ const pathEscape = (segment: string): string =>
 export const renderGhost = (ctx: RenderContext): ApiUser => renderStandIn('Ghost', ctx);
 
 /**
- * Gitea's stand-ins for people with no account here (NewGhostUser, NewReplaceUser): id -1, the given name, Gitea's
- * placeholder e-mail address and the default avatar.
+ * Gitea's stand-ins for people with no account here (NewGhostUser, NewReplaceUser): id -1, the given name, the
+ * `name@noreply.HOST` address Gitea gives them and the default avatar.
  */
 export function renderStandIn(name: string, { rootUrl }: RenderContext): ApiUser {
   return {

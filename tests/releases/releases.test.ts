@@ -277,13 +277,19 @@ test("a team's mode for the releases unit decides, not its mode for the code", a
   t.is((await hearth.call('POST', '/repos/acme/app/releases', { auth: owner.bearer, body: { tag_name: 'v1' } })).status, 201);
 });
 
-test('an edit that keeps a release published under its tag is one statement, made only while the row is as it was read', async (t) => {
+/** A published release v1 ("One", "notes") of alice/tool, its row as read and its repository. */
+async function withPublishedRelease(t: Parameters<typeof setUp>[0]) {
   const { hearth, alice, repoId } = await setUp(t);
   const made = await hearth.call('POST', '/repos/alice/tool/releases', { auth: alice.bearer, body: { tag_name: 'v1', name: 'One', body: 'notes' } });
   t.is(made.status, 201, JSON.stringify(made.body));
   const { db } = hearth.store;
   const [seen] = await db.query<ReleaseRow>('SELECT * FROM release WHERE id = $1', [made.body.id]);
   const repo = (await findRepoById(db, repoId))!;
+  return { hearth, alice, repoId, db, seen, repo };
+}
+
+test('an edit that keeps a release published under its tag is one statement, made only while the row is as it was read', async (t) => {
+  const { hearth, alice, repoId, db, seen, repo } = await withPublishedRelease(t);
   const titleNow = async (): Promise<string> => (await db.query<{ title: string }>('SELECT title FROM release WHERE id = $1', [seen.id]))[0].title;
 
   // a change made after the read (here: back to draft) turns the statement into a no-op, left to the full edit
@@ -334,12 +340,7 @@ async function editThenRollBack(hearth: TestHearth, releaseId: number, edit: (tx
 }
 
 test('twin: the one-statement release edit leaves the same row, event and answer as the general edit', async (t) => {
-  const { hearth, alice, repoId } = await setUp(t);
-  const made = await hearth.call('POST', '/repos/alice/tool/releases', { auth: alice.bearer, body: { tag_name: 'v1', name: 'One', body: 'notes' } });
-  t.is(made.status, 201, JSON.stringify(made.body));
-  const { db } = hearth.store;
-  const [seen] = await db.query<ReleaseRow>('SELECT * FROM release WHERE id = $1', [made.body.id]);
-  const repo = (await findRepoById(db, repoId))!;
+  const { hearth, alice, repoId, db, seen, repo } = await withPublishedRelease(t);
   const edits: ReleaseEdit[] = [
     { name: 'Fresh' },
     { body: 'new notes', prerelease: true },
