@@ -15,6 +15,8 @@ import { docsPages } from './web/docs.js';
 import { webNotFound, webRoutes } from './web/index.js';
 import { packageRegistries } from './packages/index.js';
 import { actionsRunnerApi } from './actions/connect.js';
+import { httpMetrics } from './metrics/http-metrics.js';
+import { metricsEndpoint } from './metrics/scrape.js';
 
 /** The web process's Express application. Nothing here starts listening; server.ts and tests do. */
 export function createApp(deps: Deps): Express {
@@ -24,6 +26,7 @@ export function createApp(deps: Deps): Express {
   app.set('etag', false);
   app.set('trust proxy', false);
   app.use(requestLog(deps));
+  if (deps.config.metrics.enabled) app.use(httpMetrics);
   app.use(mergeRepeatedSlashes);
 
   app.get('/api/healthz', async (_req, res) => {
@@ -39,6 +42,7 @@ export function createApp(deps: Deps): Express {
     res.json(swagger);
   });
   app.use(docsPages(deps, apiVersion));
+  app.use(metricsEndpoint(deps));
 
   const api = express.Router();
   // Gitea reads the body of /markdown/raw as it comes, whatever its content type says.

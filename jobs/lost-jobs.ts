@@ -20,14 +20,53 @@ export interface WorkerRegistration {
   release(): Promise<void>;
 }
 
-export async function registerWorker(connectionString: string): Promise<WorkerRegistration> {
+/** What a worker process shows the queue monitor about itself. */
+export interface WorkerDescription {
+  host: string;
+  pid: number;
+  actors: string[];
+  /** Each subscribed queue with how many of its jobs the worker runs at once. */
+  queues: Record<string, number>;
+}
+
+export const heartbeatIntervalMs = 5_000;
+/** A worker row whose heartbeat is older than this, or whose lock is free, is not shown and is removed. */
+export const heartbeatStaleSeconds = 30;
+
+/** SQL that is true while the worker row `alias` belongs to a live worker process. */
+export const workerRowAlive = (alias: string): string =>
+  `${alias}.heartbeat > now() - make_interval(secs => ${heartbeatStaleSeconds}) AND ${workerAlive(`${alias}.id`)}`;
+
+/**
+ * Takes a worker id (its lock) and, with a description, records the worker in `worker_process` and beats its heartbeat
+ * every few seconds on the connection that holds the lock; each beat also removes the rows of workers that are gone.
+ */
+export async function registerWorker(connectionString: string, description?: WorkerDescription): Promise<WorkerRegistration> {
   const client = new pg.Client({ connectionString, application_name: 'hearth-worker-alive' });
   client.on('error', () => undefined);
   await client.connect();
   for (;;) {
     const id = randomInt(1, 2 ** 31 - 1);
     const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS locked', [lockSpace, id]);
-    if (rows[0].locked) return { id, release: () => client.end().catch(() => undefined) };
+    if (!rows[0].locked) continue;
+    if (!description) return { id, release: () => client.end().catch(() => undefined) };
+    const beat = (): Promise<unknown> => client.query(
+      `WITH gone AS (DELETE FROM worker_process w WHERE w.id <> $1 AND NOT (${workerRowAlive('w')}))
+       INSERT INTO worker_process (id, host, pid, actors, queues) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (id) DO UPDATE SET heartbeat = now()`,
+      [id, description.host, description.pid, description.actors, JSON.stringify(description.queues)],
+    );
+    await beat();
+    const heartbeat = setInterval(() => void beat().catch(() => undefined), heartbeatIntervalMs);
+    heartbeat.unref();
+    return {
+      id,
+      async release() {
+        clearInterval(heartbeat);
+        await client.query('DELETE FROM worker_process WHERE id = $1', [id]).catch(() => undefined);
+        await client.end().catch(() => undefined);
+      },
+    };
   }
 }
 

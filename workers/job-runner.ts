@@ -24,6 +24,8 @@ export interface JobRunnerOptions {
    * the handler completed the job itself.
    */
   handle(job: PgBoss.Job<unknown>): Promise<string | null>;
+  /** Told each job's outcome (the actor's answer, `completed` when it completed the job itself, or `failed`) and run time. */
+  observe?(outcome: string, seconds: number): void;
   /** Vacuums the queue's table (jobs/queue-vacuum.ts); run in the background after every `vacuumEveryJobs` settled jobs. */
   vacuum?: () => Promise<void>;
   log: Logger;
@@ -97,9 +99,12 @@ export function startJobRunner(options: JobRunnerOptions): JobRunner {
 
   const settle = async (job: PgBoss.Job<unknown>, work: () => Promise<string | null>): Promise<void> => {
     let outcome: string | null;
+    const started = performance.now();
     try {
       outcome = await withinSeconds(work(), job.expireInSeconds);
+      options.observe?.(outcome ?? 'completed', (performance.now() - started) / 1000);
     } catch (error) {
+      options.observe?.('failed', (performance.now() - started) / 1000);
       await boss.fail(queue, job.id, error as object).catch((failed: unknown) => log.warn({ queue, job: job.id, error: String(failed) }, 'failing a job failed'));
       return;
     }

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { Actor, ActorDeps, Outcome } from '../actors/actor.js';
@@ -12,6 +13,7 @@ import { startJobRunner, type JobRunner } from './job-runner.js';
 import { deliver } from '../actors/webhook-delivery.js';
 import type { ClaimedDelivery } from '../db/models/hooks/hook-tasks.js';
 import { vacuumQueue } from '../jobs/queue-vacuum.js';
+import { recordJobRun } from '../db/process/metrics.js';
 
 /** Picks the actors named in HEARTH_ACTORS (all when unset) and checks the catalogue is covered exactly once. */
 export function chooseActors(all: Actor[], selection: string | undefined): Actor[] {
@@ -53,7 +55,12 @@ const drainGraceMs = 15_000;
  * insert; a runner also polls every two seconds for retries whose delay ran out.
  */
 export async function subscribe(actors: Actor[], processDeps: ActorDeps, connectionString: string): Promise<Subscription> {
-  const registration = await registerWorker(connectionString);
+  const registration = await registerWorker(connectionString, {
+    host: os.hostname(),
+    pid: process.pid,
+    actors: actors.map((actor) => actor.name),
+    queues: Object.fromEntries(actors.map((actor) => [actor.job, jobs[actor.job as JobName].concurrency])),
+  });
   const deps: ActorDeps = { ...processDeps, workerId: registration.id };
   const runners = new Map<string, JobRunner>();
   const wake = (queue: string): void => runners.get(queue)?.wake();
@@ -72,6 +79,7 @@ export async function subscribe(actors: Actor[], processDeps: ActorDeps, connect
       log: deps.log,
       fetch: (batchSize) => fetchClaimed(deps.boss, actor.job, batchSize, registration.id),
       vacuum: () => vacuumQueue(deps.boss, actor.job),
+      observe: (outcome, seconds) => recordJobRun(actor.job, outcome, seconds),
       async handle(job) {
         const payload = definition.payload.safeParse(job.data);
         if (!payload.success) {

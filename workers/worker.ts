@@ -5,6 +5,7 @@ import { installSchedules } from '../jobs/queue.js';
 import { configForProcess, databaseUrlOf, onStopRequest, runProcess, tellLauncher } from '../db/process/supervised.js';
 import { actorDeps, chooseActors, subscribe } from './subscribe.js';
 import { startActionsClock } from './actions-clock.js';
+import { startWorkerMetrics } from './metrics-server.js';
 
 /** The worker process: runs the actors until asked to stop, then finishes the jobs in hand and exits. */
 async function main(): Promise<void> {
@@ -22,11 +23,13 @@ async function main(): Promise<void> {
   await installSchedules(store.boss);
   const subscription = await subscribe(actors, actorDeps(store, config, log), databaseUrl);
   const actionsClock = await startActionsClock(store, config, log);
+  const metricsServer = await startWorkerMetrics(config, log);
   log.info({ actors: actors.map((a) => a.name), worker: subscription.workerId }, 'worker ready');
   await tellLauncher({ hearth: 'ready' });
   stop = () => {
     void (async () => {
       await actionsClock?.stop();
+      metricsServer?.close();
       await subscription.drain();
       await store.close();
       log.info('worker stopped');

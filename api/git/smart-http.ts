@@ -8,6 +8,7 @@ import { authenticate } from '../auth/authenticate.js';
 import type { Caller } from '../auth/caller.js';
 import type { Deps } from '../deps.js';
 import { doerOf } from '../context/user.js';
+import { recordGitTransfer, type GitService } from '../../db/process/metrics.js';
 import { encodePkt, flushPkt } from './pkt-line.js';
 import { hooksInstaller, receivePush, runStreaming } from './receive.js';
 import { resolveGitTarget, type GitTarget } from './target.js';
@@ -47,6 +48,7 @@ export function gitSmartHttp(deps: Deps): Router {
   }));
 
   router.post('/:owner/:repo/git-upload-pack', handle(async (req, res) => {
+    measureTransfer(req, res, 'upload-pack');
     const target = await resolveTarget(deps, req, res, 'upload-pack');
     const body = requestBody(req, 'upload-pack');
     res.status(200).set(noCache).type('application/x-git-upload-pack-result');
@@ -55,6 +57,7 @@ export function gitSmartHttp(deps: Deps): Router {
   }));
 
   router.post('/:owner/:repo/git-receive-pack', handle(async (req, res) => {
+    measureTransfer(req, res, 'receive-pack');
     const target = await resolveTarget(deps, req, res, 'receive-pack');
     const body = requestBody(req, 'receive-pack');
     res.status(200).set(noCache).type('application/x-git-receive-pack-result');
@@ -63,6 +66,21 @@ export function gitSmartHttp(deps: Deps): Router {
   }));
 
   return router;
+}
+
+/**
+ * Reports the transfer when its answer is sent: its duration, and the bytes its connection carried both ways from the
+ * handler's start (an HTTP/1.1 connection carries one request at a time: the request body, less what the first read
+ * with the headers took, and the whole answer).
+ */
+function measureTransfer(req: Request, res: Response, service: GitService): void {
+  const started = performance.now();
+  const socket = req.socket;
+  const before = socket.bytesRead + socket.bytesWritten;
+  res.once('finish', () => {
+    if (res.statusCode >= 400) return;
+    recordGitTransfer({ service, protocol: 'http', bytes: socket.bytesRead + socket.bytesWritten - before, ms: performance.now() - started });
+  });
 }
 
 const noCache = {

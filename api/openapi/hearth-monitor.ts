@@ -17,6 +17,15 @@ export const hearthMonitorDefinitions: Record<string, Schema> = {
       counts: ref('HearthQueueCounts'),
       last_hour: ref('HearthQueueHour'),
       oldest_waiting_seconds: seconds,
+      workers: { type: 'array', items: ref('HearthQueueWorker') },
+    },
+  },
+  HearthQueueWorker: {
+    description: 'A live worker process subscribed to the queue (its heartbeat is recent and its lock held)',
+    type: 'object',
+    properties: {
+      host: str, pid: int, worker_id: int, actors: { type: 'array', items: str }, concurrency: int,
+      started_at: { type: 'string', format: 'date-time' }, last_heartbeat: { type: 'string', format: 'date-time' },
     },
   },
   HearthQueueCounts: { description: "A queue's live jobs by state", type: 'object', properties: { created: int, retry: int, active: int } },
@@ -43,7 +52,8 @@ export const hearthMonitorDefinitions: Record<string, Schema> = {
     type: 'object',
     properties: {
       kind: { type: 'string', enum: ['pull', 'push'] }, push_mirror_id: { ...int, 'x-nullable': true }, repository: str, remote_address: str,
-      interval_seconds: int, last_sync: nullableTime, last_error: str, next_due: nullableTime, running: bool, queued: bool, overdue: bool, failing: bool,
+      interval_seconds: int, last_sync: nullableTime, last_attempt: nullableTime, last_sync_duration_seconds: seconds,
+      last_outcome: { type: 'string', enum: ['succeeded', 'failed'], 'x-nullable': true }, failed_syncs: int, last_error: str, next_due: nullableTime, running: bool, queued: bool, overdue: bool, failing: bool,
     },
   },
   HearthMirrorStatusList: { description: 'HearthMirrorStatusList', type: 'array', items: ref('HearthMirrorStatus') },

@@ -9,6 +9,17 @@ export interface ApiQueue {
   counts: { created: number; retry: number; active: number };
   last_hour: { completed: number; failed: number; cancelled: number; mean_run_seconds: number | null; p99_run_seconds: number | null };
   oldest_waiting_seconds: number | null;
+  workers: ApiQueueWorker[];
+}
+
+export interface ApiQueueWorker {
+  host: string;
+  pid: number;
+  worker_id: number;
+  actors: string[];
+  concurrency: number;
+  started_at: string;
+  last_heartbeat: string;
 }
 
 export function renderQueue(figures: QueueFigures, now: Date): ApiQueue {
@@ -20,6 +31,10 @@ export function renderQueue(figures: QueueFigures, now: Date): ApiQueue {
       mean_run_seconds: figures.meanRunSeconds, p99_run_seconds: figures.p99RunSeconds,
     },
     oldest_waiting_seconds: figures.oldestWaitingSince ? Math.max(0, (now.getTime() - figures.oldestWaitingSince.getTime()) / 1000) : null,
+    workers: figures.workers.map((worker) => ({
+      host: worker.host, pid: worker.pid, worker_id: worker.id, actors: worker.actors, concurrency: worker.concurrency,
+      started_at: iso(new Date(worker.started)), last_heartbeat: iso(new Date(worker.heartbeat)),
+    })),
   };
 }
 
@@ -69,6 +84,10 @@ export interface ApiMirrorStatus {
   remote_address: string;
   interval_seconds: number;
   last_sync: string | null;
+  last_attempt: string | null;
+  last_sync_duration_seconds: number | null;
+  last_outcome: 'succeeded' | 'failed' | null;
+  failed_syncs: number;
   last_error: string;
   next_due: string | null;
   running: boolean;
@@ -81,7 +100,10 @@ export interface ApiMirrorStatus {
 export function renderMirrorStatus(row: MirrorStatus): ApiMirrorStatus {
   return {
     kind: row.kind, push_mirror_id: row.pushMirrorId, repository: `${row.owner}/${row.repo}`, remote_address: sanitizeAddress(row.remoteAddress),
-    interval_seconds: row.intervalSeconds, last_sync: row.lastSync ? iso(row.lastSync) : null, last_error: row.lastError,
+    interval_seconds: row.intervalSeconds, last_sync: row.lastSync ? iso(row.lastSync) : null,
+    last_attempt: row.lastAttempt ? iso(row.lastAttempt) : null, last_sync_duration_seconds: row.lastSyncSeconds,
+    last_outcome: row.lastError !== '' ? 'failed' : row.lastSync ? 'succeeded' : null,
+    failed_syncs: row.failedSyncs, last_error: row.lastError,
     next_due: row.nextDue ? iso(row.nextDue) : null, running: row.running, queued: row.queued, overdue: row.overdue, failing: row.lastError !== '',
   };
 }

@@ -220,6 +220,18 @@ export const sections = {
     limitTotalOwnerSize: key('LIMIT_TOTAL_OWNER_SIZE', setting.bytes.default(-1)),
     ...packageSizeLimits,
   }),
+  metrics: section({
+    /** Serve Prometheus metrics at /metrics on the web process. */
+    enabled: key('ENABLED', setting.flag.default(false)),
+    /** A bearer token /metrics asks for (401 without it); unset: no token asked. */
+    token: key('TOKEN', text.optional()),
+    /** A worker process serves its own process metrics at http://host:WORKER_PORT/metrics; unset: none. */
+    workerPort: key('WORKER_PORT', setting.port.optional()),
+    /** gitea_issues_by_label, one series per label name (as Gitea, off by default). */
+    enabledIssueByLabel: key('ENABLED_ISSUE_BY_LABEL', setting.flag.default(false)),
+    /** gitea_issues_by_repository, one series per repository (as Gitea, off by default). */
+    enabledIssueByRepository: key('ENABLED_ISSUE_BY_REPOSITORY', setting.flag.default(false)),
+  }),
   log: section({
     /** fatal, error, warn, info (default), debug, trace or silent. */
     level: key('LEVEL', logLevel.optional()),

@@ -10,7 +10,13 @@ export interface MirrorStatus {
   repo: string;
   remoteAddress: string;
   intervalSeconds: number;
+  /** The last successful sync. */
   lastSync: Date | null;
+  /** When the last sync ended, whether it succeeded or failed, and how long it took. */
+  lastAttempt: Date | null;
+  lastSyncSeconds: number | null;
+  /** Syncs that failed since the mirror was made. */
+  failedSyncs: number;
   lastError: string;
   nextDue: Date | null;
   /** A sync holds the mirror's lease now. */
@@ -31,16 +37,17 @@ export async function listMirrorStatus(db: Queryable, filter: { failing?: boolea
   return db.query<MirrorStatus>(
     `SELECT * FROM (
        SELECT m.kind, m."pushMirrorId", m."repoId", u.name AS owner, r.name AS repo, m."remoteAddress", m."intervalSeconds",
-         m."lastSync", m."lastError", m."nextDue", coalesce(m.lease_until > now(), false) AS running,
+         m."lastSync", m."lastAttempt", m."lastSyncSeconds", m."failedSyncs", m."lastError", m."nextDue", coalesce(m.lease_until > now(), false) AS running,
          EXISTS (SELECT 1 FROM pgboss.job j WHERE j.name = m.queue AND j.state = 'created' AND j.policy = 'short'
            AND coalesce(j.singleton_key, '') = m.key) AS queued
        FROM (
          SELECT 'pull' AS kind, NULL::bigint AS "pushMirrorId", repo_id AS "repoId", remote_address AS "remoteAddress",
-           interval_seconds AS "intervalSeconds", updated AS "lastSync", last_error AS "lastError", next_update AS "nextDue",
+           interval_seconds AS "intervalSeconds", updated AS "lastSync", last_sync_at AS "lastAttempt",
+           last_sync_seconds AS "lastSyncSeconds", failed_syncs::int AS "failedSyncs", last_error AS "lastError", next_update AS "nextDue",
            lease_until, 'mirror-sync' AS queue, 'mirror-' || repo_id AS key
          FROM mirror
          UNION ALL
-         SELECT 'push', id, repo_id, remote_address, interval_seconds, last_update, last_error, next_update,
+         SELECT 'push', id, repo_id, remote_address, interval_seconds, last_update, last_sync_at, last_sync_seconds, failed_syncs::int, last_error, next_update,
            lease_until, 'push-mirror', 'push-mirror-' || id
          FROM push_mirror
        ) m

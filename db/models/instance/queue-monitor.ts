@@ -1,4 +1,5 @@
 import { jobNames, type JobName } from '../../../jobs/catalogue.js';
+import { workerRowAlive } from '../../../jobs/lost-jobs.js';
 import type { Queryable } from '../../data-source.js';
 import { conflict, notFound } from '../../errors.js';
 
@@ -22,13 +23,30 @@ export interface QueueFigures {
   /** Run time in seconds of the jobs completed in the last hour; null without any. */
   meanRunSeconds: number | null;
   p99RunSeconds: number | null;
+  /** The live worker processes subscribed to the queue now. */
+  workers: QueueWorker[];
 }
 
-/** Every catalogued queue's figures, in one statement. */
+export interface QueueWorker {
+  id: number;
+  host: string;
+  pid: number;
+  actors: string[];
+  /** How many of this queue's jobs the worker runs at once. */
+  concurrency: number;
+  started: string;
+  heartbeat: string;
+}
+
+/**
+ * Every catalogued queue's figures, in one statement. The workers come from `worker_process` (a row per live worker
+ * process, jobs/lost-jobs.ts), never from the jobs, so the cost stays that of the live jobs and the last hour's.
+ */
 export async function queueFigures(db: Queryable): Promise<QueueFigures[]> {
   return db.query<QueueFigures>(
     `SELECT q.name, live.created, live.retry, live.active, live."oldestWaitingSince",
-       ended."completedLastHour", ended."failedLastHour", ended."cancelledLastHour", ended."meanRunSeconds", ended."p99RunSeconds"
+       ended."completedLastHour", ended."failedLastHour", ended."cancelledLastHour", ended."meanRunSeconds", ended."p99RunSeconds",
+       coalesce(subscribed.workers, '[]') AS workers
      FROM unnest($1::text[]) WITH ORDINALITY AS q(name, position)
      CROSS JOIN LATERAL (
        SELECT count(*) FILTER (WHERE j.state = 'created')::int AS created,
@@ -44,6 +62,10 @@ export async function queueFigures(db: Queryable): Promise<QueueFigures[]> {
          percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM j.completed_on - j.started_on)::float8)
            FILTER (WHERE j.state = 'completed') AS "p99RunSeconds"
        FROM pgboss.job j WHERE j.name = q.name AND j.state > 'active' AND j.completed_on > now() - interval '1 hour') ended
+     LEFT JOIN LATERAL (
+       SELECT json_agg(json_build_object('id', w.id, 'host', w.host, 'pid', w.pid, 'actors', w.actors,
+           'concurrency', (w.queues->>q.name)::int, 'started', w.started, 'heartbeat', w.heartbeat) ORDER BY w.host, w.pid) AS workers
+       FROM worker_process w WHERE w.queues ? q.name AND ${workerRowAlive('w')}) subscribed ON true
      ORDER BY q.position`,
     [jobNames],
     { planOnce: true },

@@ -11,7 +11,7 @@ import { findRepoById } from '../repos/repos.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import { findUsersByIds } from '../users/users.js';
 import { connectRemote, safeMessage } from './remote-access.js';
-import { endLease, leaseEnded, leaseFree, lockLeased, takeLease } from './sync-lease.js';
+import { endLease, leaseEnded, syncEnded, leaseFree, lockLeased, takeLease } from './sync-lease.js';
 
 interface MirrorRow {
   repo_id: number;
@@ -52,6 +52,7 @@ export async function syncPullMirror(deps: Store & Services, repoId: number, wor
   const taken = await takeLease<MirrorRow>(deps.db, 'mirror', repoId, workerId);
   if (!taken) return 'skipped';
   const { lease, row: mirror } = taken;
+  const started = performance.now();
   try {
     const repo = await findRepoById(deps.db, repoId);
     if (!repo || !repo.is_mirror || repo.status !== 0) {
@@ -78,11 +79,15 @@ export async function syncPullMirror(deps: Store & Services, repoId: number, wor
         const owner = updates.length > 0 ? (await findUsersByIds(tx, [repo.owner_id])).get(repo.owner_id) : undefined;
         if (owner) await recordRefUpdates(tx, repoGit, repo, owner, updates, { mirrorSync: true });
         await tx.query(
-          `UPDATE mirror SET synced_refs = $2, updated = now(), last_error = '', next_update = ${nextUpdate}, ${leaseEnded} WHERE repo_id = $1`,
-          [repoId, Object.fromEntries(refs)],
+          `UPDATE mirror SET synced_refs = $2, updated = now(), last_error = '', next_update = ${nextUpdate}, ${syncEnded('$3', false)}, ${leaseEnded}
+           WHERE repo_id = $1`,
+          [repoId, Object.fromEntries(refs), (performance.now() - started) / 1000],
         );
       } else {
-        await tx.query(`UPDATE mirror SET last_error = $2, next_update = ${nextUpdate}, ${leaseEnded} WHERE repo_id = $1`, [repoId, failure]);
+        await tx.query(
+          `UPDATE mirror SET last_error = $2, next_update = ${nextUpdate}, ${syncEnded('$3', true)}, ${leaseEnded} WHERE repo_id = $1`,
+          [repoId, failure, (performance.now() - started) / 1000],
+        );
       }
       if (leased.rerun) await enqueue(tx, 'mirror-sync', { repoId });
       return 'done';

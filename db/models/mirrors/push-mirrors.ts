@@ -11,7 +11,7 @@ import { parseDuration } from '../repos/repo-edit.js';
 import { findRepoById } from '../repos/repos.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import { connectRemote, safeMessage, sealCredentials } from './remote-access.js';
-import { endLease, leaseEnded, lockLeased, takeLease } from './sync-lease.js';
+import { endLease, leaseEnded, syncEnded, lockLeased, takeLease } from './sync-lease.js';
 
 /** A row of `push_mirror`; `credentials` never leaves db/. */
 export interface PushMirrorRow {
@@ -121,6 +121,7 @@ export async function runPushMirror(deps: Store & Services, pushMirrorId: number
   });
   if (!started) return 'skipped';
   const { repo, lease, row: mirror } = started;
+  const startedAt = performance.now();
   let failure: string | null = null;
   try {
     let secret: string | undefined;
@@ -137,9 +138,15 @@ export async function runPushMirror(deps: Store & Services, pushMirrorId: number
       const leased = await lockLeased<PushMirrorRow>(tx, lease);
       if (!leased) return false;
       if (failure === null) {
-        await tx.query(`UPDATE push_mirror SET last_update = now(), last_error = '', next_update = ${next}, ${leaseEnded} WHERE id = $1`, [pushMirrorId]);
+        await tx.query(
+          `UPDATE push_mirror SET last_update = now(), last_error = '', next_update = ${next}, ${syncEnded('$2', false)}, ${leaseEnded} WHERE id = $1`,
+          [pushMirrorId, (performance.now() - startedAt) / 1000],
+        );
       } else {
-        await tx.query(`UPDATE push_mirror SET last_error = $2, next_update = ${next}, ${leaseEnded} WHERE id = $1`, [pushMirrorId, failure]);
+        await tx.query(
+          `UPDATE push_mirror SET last_error = $2, next_update = ${next}, ${syncEnded('$3', true)}, ${leaseEnded} WHERE id = $1`,
+          [pushMirrorId, failure, (performance.now() - startedAt) / 1000],
+        );
       }
       // after a failure the retry pushes what a push asked for meanwhile would
       if (leased.rerun && failure === null) await enqueue(tx, 'push-mirror', { pushMirrorId });

@@ -59,6 +59,10 @@ export async function lockLeased<T>(tx: Tx, lease: Lease): Promise<(T & { rerun:
 }
 
 /** The assignments that end a lease, for the UPDATE that records its outcome on the row `lockLeased` answered. */
+/** SET clause recording a sync's end on its mirror row: when it ended, how long it took (the parameter `seconds`), a failure counted. */
+export const syncEnded = (seconds: string, failed: boolean): string =>
+  `last_sync_at = now(), last_sync_seconds = ${seconds}::float8${failed ? ', failed_syncs = failed_syncs + 1' : ''}`;
+
 export const leaseEnded = 'lease_until = NULL, lease_token = NULL, lease_worker = NULL, rerun = false';
 
 /** Ends the lease of a transfer that failed unexpectedly, so the mirror is free again at once. */
