@@ -30,7 +30,7 @@ import { measurePackages, type PackageFigure } from './package-bench.js';
 import { measureWebhooks, type WebhookFigures } from './webhook-bench.js';
 import { measurePulls } from './pull-bench.js';
 import { waitForQueuesDrained } from './queue-drain.js';
-import { addKeptJobs } from './ops-bench.js';
+import { addKeptJobs, addMetricsFigures, checkScrape } from './ops-bench.js';
 
 /**
  * `npm run bench`: Hearth's hot read paths under load, each beside a same-run baseline (bare Express 5 and
@@ -344,7 +344,12 @@ async function main(): Promise<void> {
     const services = buildServices(loadConfig({ HEARTH_DATA_DIR: scratch }), pino({ level: 'silent' }));
     const { userId, token } = await seed(benchUrl, services);
     // Loopback sources are allowed: the mirror benchmark migrates from this same Hearth.
-    const env = { ...process.env, NODE_ENV: 'production', DATABASE_URL: benchUrl, HEARTH_DATA_DIR: scratch, HEARTH__migrations__ALLOW_LOCALNETWORKS: 'true' };
+    // `ops` serves /metrics too (behind a token), so its scrape is measured beside GET /api/v1/version
+    const metricsToken = 'bench-metrics-token';
+    const env = {
+      ...process.env, NODE_ENV: 'production', DATABASE_URL: benchUrl, HEARTH_DATA_DIR: scratch, HEARTH__migrations__ALLOW_LOCALNETWORKS: 'true',
+      ...(process.argv[2] === 'ops' ? { HEARTH__metrics__ENABLED: 'true', HEARTH__metrics__TOKEN: metricsToken } : {}),
+    };
     const ports = { baseline: await freePort(), hearth: await freePort() };
     const hearth = await startServer(['api/server.ts'], { ...env, PORT: String(ports.hearth) }, ports.hearth);
     children.push(hearth);
@@ -391,9 +396,13 @@ async function main(): Promise<void> {
       const servers = { baseline: { port: ports.hearth, pid: hearth.pid! }, hearth: { port: ports.hearth, pid: hearth.pid! } };
       const auth = { Authorization: `token ${token}` };
       await addKeptJobs(benchUrl, 1_000);
+      await addMetricsFigures(benchUrl, repos.plain);
+      const scrapeHeaders = { Authorization: `Bearer ${metricsToken}` };
+      checkScrape(await (await fetch(`http://127.0.0.1:${ports.hearth}/metrics`, { headers: scrapeHeaders })).text());
       const figures = await measure([
         { name: 'GET /api/v1/version', server: 'hearth', path: '/api/v1/version' },
         { name: 'GET /api/v1/admin/queues, 1,000 kept jobs', server: 'hearth', path: '/api/v1/admin/queues', headers: auth },
+        { name: 'GET /metrics, every figure present', server: 'hearth', path: '/metrics', headers: scrapeHeaders },
       ], servers, seconds);
       await addKeptJobs(benchUrl, 999_000);
       const [large] = await measure([
@@ -402,6 +411,7 @@ async function main(): Promise<void> {
       figures.push({ ...large, ratioToBaseline: large.requestsPerSecond / figures[0].requestsPerSecond });
       printTable(figures, []);
       console.log(`1,000,000 kept jobs answer at ${(large.requestsPerSecond / figures[1].requestsPerSecond).toFixed(2)}× the requests per second of 1,000`);
+      console.log(`/metrics answers at ${(figures[2].requestsPerSecond / figures[0].requestsPerSecond).toFixed(2)}× the requests per second of GET /api/v1/version`);
       console.log(`written to ${path.relative(root, writeResults(figures, null, seconds, {}))}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
       return;
     }
