@@ -44,7 +44,8 @@ export interface QueueWorker {
  */
 export async function queueFigures(db: Queryable): Promise<QueueFigures[]> {
   return db.query<QueueFigures>(
-    `SELECT q.name, live.created, live.retry, live.active, live."oldestWaitingSince",
+    `WITH live_worker AS MATERIALIZED (SELECT * FROM worker_process w WHERE ${workerRowAlive('w')})
+     SELECT q.name, live.created, live.retry, live.active, live."oldestWaitingSince",
        ended."completedLastHour", ended."failedLastHour", ended."cancelledLastHour", ended."meanRunSeconds", ended."p99RunSeconds",
        coalesce(subscribed.workers, '[]') AS workers
      FROM unnest($1::text[]) WITH ORDINALITY AS q(name, position)
@@ -65,7 +66,7 @@ export async function queueFigures(db: Queryable): Promise<QueueFigures[]> {
      LEFT JOIN LATERAL (
        SELECT json_agg(json_build_object('id', w.id, 'host', w.host, 'pid', w.pid, 'actors', w.actors,
            'concurrency', (w.queues->>q.name)::int, 'started', w.started, 'heartbeat', w.heartbeat) ORDER BY w.host, w.pid) AS workers
-       FROM worker_process w WHERE w.queues ? q.name AND ${workerRowAlive('w')}) subscribed ON true
+       FROM live_worker w WHERE w.queues ? q.name) subscribed ON true
      ORDER BY q.position`,
     [jobNames],
     { planOnce: true },
