@@ -5,7 +5,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import test from 'ava';
 import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-prometheus-text-format';
+import { pino } from 'pino';
 import { giteaCounts } from '../../db/models/instance/instance-figures.js';
+import { freePort } from '../../db/process/startup.js';
+import { startWorkerMetrics } from '../../workers/metrics-server.js';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
@@ -133,4 +136,27 @@ test('a mirror sync records when it ended, how long it took and its failures', a
   t.is(figures.value('hearth_mirrors_failing', { kind: 'push' }), 1);
   t.is(figures.value('hearth_mirrors', { kind: 'pull' }), 0);
   t.true(figures.value('hearth_mirror_oldest_sync_age_seconds', { kind: 'push' })! < 60);
+});
+
+test('a worker with WORKER_PORT serves the jobs it ran, behind the same token', async (t) => {
+  const workerPort = await freePort();
+  const hearth = await startHearth(t, { ...enabled, HEARTH__metrics__WORKER_PORT: String(workerPort) });
+  const server = (await startWorkerMetrics(hearth.config, pino({ level: 'silent' })))!;
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const url = `http://127.0.0.1:${workerPort}/metrics`;
+  const ranBefore = async (): Promise<number> => {
+    const text = await (await fetch(url, { headers: { Authorization: `Bearer ${token}` } })).text();
+    return parsePrometheusTextFormat(text).find((family) => family.name === 'hearth_job_runs_total')?.metrics
+      .filter((sample) => sample.labels?.job === 'mail').reduce((sum, sample) => sum + Number(sample.value), 0) ?? 0;
+  };
+  t.is((await fetch(url)).status, 401);
+  const before = await ranBefore();
+  await hearth.startWorker('mailer');
+  const id = await hearth.store.boss.send('mail', { to: ['ops@example.com'], subject: 'Hello', text: 'hi' });
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+    const [job] = await hearth.store.db.query<{ state: string }>('SELECT state::text AS state FROM pgboss.job WHERE id = $1', [id]);
+    if (job.state === 'completed' || job.state === 'failed') break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  t.is(await ranBefore(), before + 1);
 });
