@@ -70,6 +70,33 @@ function instanceGauges(gauges: ScrapeGauges, figures: InstanceFigures, now: num
 }
 
 /**
+ * Reads shared by the scrapes that wait for them: a scrape joins the next read to start, never one that started before
+ * it arrived, so every answer holds figures read after its request came, while any number of scrapers at once cost one
+ * read in flight and one waiting.
+ */
+export function coalesced<T>(load: () => Promise<T>): () => Promise<T> {
+  let running: Promise<T> | null = null;
+  let next: Promise<T> | null = null;
+  const start = (): Promise<T> => {
+    const read = load().finally(() => {
+      if (running === read) running = null;
+    });
+    running = read;
+    return read;
+  };
+  return () => {
+    if (next) return next;
+    if (!running) return start();
+    const after = running.then(() => undefined, () => undefined).then(() => {
+      next = null;
+      return start();
+    });
+    next = after;
+    return after;
+  };
+}
+
+/**
  * `GET /metrics` in Prometheus's text format when `[metrics] ENABLED` (as Gitea: otherwise not served, 404), behind the
  * bearer `[metrics] TOKEN` when set. This process's own figures (requests, git transfers, Node) are joined by what the
  * database answers now in two statements (the queues; everything else), so any web process tells the whole instance.
@@ -79,11 +106,7 @@ export function metricsEndpoint(deps: Deps): Router {
   const { enabled, token, enabledIssueByLabel, enabledIssueByRepository } = deps.config.metrics;
   if (!enabled) return router;
   startProcessMetrics();
-  router.get('/metrics', async (req: Request, res: Response) => {
-    if (!metricsCallerAllowed(req.headers.authorization, token || undefined)) {
-      res.status(401).set('WWW-Authenticate', 'Bearer').type('text/plain').send('Unauthorized');
-      return;
-    }
+  const readDatabaseFigures = coalesced(async (): Promise<string> => {
     const [queues, instance] = await Promise.all([
       queueFigures(deps.db),
       loadInstanceFigures(deps.db, { issuesByLabel: enabledIssueByLabel, issuesByRepository: enabledIssueByRepository }),
@@ -92,8 +115,16 @@ export function metricsEndpoint(deps: Deps): Router {
     const now = Date.now();
     queueGauges(gauges, queues, now);
     instanceGauges(gauges, instance, now);
-    const merged = Registry.merge([processRegistry, gauges.registry]);
-    res.type(merged.contentType).send(await merged.metrics());
+    return gauges.registry.metrics();
+  });
+  router.get('/metrics', async (req: Request, res: Response) => {
+    if (!metricsCallerAllowed(req.headers.authorization, token || undefined)) {
+      res.status(401).set('WWW-Authenticate', 'Bearer').type('text/plain').send('Unauthorized');
+      return;
+    }
+    const [own, database] = await Promise.all([processRegistry.metrics(), readDatabaseFigures()]);
+    // the two registries hold no name in common: their texts join as they are
+    res.type(processRegistry.contentType).send(`${own}\n${database}`);
   });
   return router;
 }

@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { giteaCounts } from '../../db/models/instance/instance-figures.js';
 import { freePort } from '../../db/process/startup.js';
 import { startWorkerMetrics } from '../../workers/metrics-server.js';
+import { coalesced } from '../../api/metrics/scrape.js';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
@@ -159,4 +160,26 @@ test('a worker with WORKER_PORT serves the jobs it ran, behind the same token', 
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   t.is(await ranBefore(), before + 1);
+});
+
+test('scrapes at once share database reads, and none gets a read that started before it came', async (t) => {
+  let reads = 0;
+  const gates: Array<() => void> = [];
+  const read = coalesced(async () => {
+    const number = ++reads;
+    await new Promise<void>((resolve) => gates.push(resolve));
+    return number;
+  });
+  const first = read();
+  const [second, third] = [read(), read()];
+  t.is(reads, 1, 'those that came during the first read wait for the next');
+  gates.shift()!();
+  t.is(await first, 1);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.is(reads, 2);
+  gates.shift()!();
+  t.deepEqual([await second, await third], [2, 2]);
+  const fourth = read();
+  gates.shift()!();
+  t.is(await fourth, 3, 'idle: a scrape starts its own read');
 });
