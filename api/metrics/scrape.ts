@@ -64,8 +64,8 @@ function instanceGauges(gauges: ScrapeGauges, figures: InstanceFigures, now: num
   gauges.set('hearth_mirrors_failing', 'Mirrors whose last sync failed', byKind((m) => m.failing));
   gauges.set('hearth_mirrors_overdue', 'Mirrors past their due time by two sweeps and not being synced', byKind((m) => m.overdue));
   gauges.set('hearth_mirror_failed_syncs', 'Failed syncs of the mirrors there are now, since each was made', byKind((m) => m.failedSyncs));
-  gauges.set('hearth_mirror_oldest_sync_age_seconds', 'Time since the least recent last sync ended (0: no mirror synced yet)',
-    byKind((m) => ageSeconds(m.oldestSyncAt, now) ?? 0));
+  gauges.set('hearth_mirror_oldest_sync_age_seconds', 'Time since the least recent last sync ended (no sample before any sync)',
+    byKind((m) => ageSeconds(m.oldestSyncAt, now)));
   gauges.set('hearth_mirror_slowest_last_sync_seconds', 'The longest last sync among the mirrors', byKind((m) => m.slowestSyncSeconds));
 }
 

@@ -137,6 +137,7 @@ test('a mirror sync records when it ended, how long it took and its failures', a
   t.is(figures.value('hearth_mirrors_failing', { kind: 'push' }), 1);
   t.is(figures.value('hearth_mirrors', { kind: 'pull' }), 0);
   t.true(figures.value('hearth_mirror_oldest_sync_age_seconds', { kind: 'push' })! < 60);
+  t.is(figures.value('hearth_mirror_oldest_sync_age_seconds', { kind: 'pull' }), undefined, 'no pull mirror: no age');
 });
 
 test('a worker with WORKER_PORT serves the jobs it ran, behind the same token', async (t) => {
