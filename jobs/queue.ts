@@ -95,12 +95,22 @@ async function installMonitorIndexes(db: PgBoss.Db): Promise<void> {
   );
 }
 
-/** The clock of a worker: each catalogued job with a `schedule` is sent by pg-boss on that cron (once across workers). */
-export async function installSchedules(boss: PgBoss): Promise<void> {
-  for (const name of jobNames) {
-    const definition = jobs[name] as unknown as JobDefinition<unknown>;
-    if (definition.schedule) await boss.schedule(name, definition.schedule, {}, { tz: 'UTC' });
+/** A job the workers' clock sends on a cron expression (UTC); null: not sent by the clock. */
+export interface JobSchedule {
+  job: JobName;
+  cron: string | null;
+}
+
+/**
+ * The clock of a worker: pg-boss sends each scheduled job on its cron (once across workers). Schedules of jobs not
+ * given a cron, or no longer catalogued, are removed.
+ */
+export async function installSchedules(boss: PgBoss, schedules: JobSchedule[]): Promise<void> {
+  const wanted = new Map(schedules.filter((entry) => entry.cron !== null).map((entry) => [entry.job as string, entry.cron as string]));
+  for (const existing of (await boss.getSchedules()) as Array<{ name: string }>) {
+    if (!wanted.has(existing.name)) await boss.unschedule(existing.name);
   }
+  for (const [job, cron] of wanted) await boss.schedule(job, cron, {}, { tz: 'UTC' });
 }
 
 /** Inserts a job through the caller's transaction: it exists if and only if that transaction commits. */

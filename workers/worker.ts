@@ -2,6 +2,7 @@ import { pino } from 'pino';
 import { allActors } from '../actors/index.js';
 import { withSecretKey, openStore, ensureBootAdmin } from '../db/process/boot.js';
 import { installSchedules } from '../jobs/queue.js';
+import { cronSchedules } from '../db/models/instance/cron-tasks.js';
 import { configForProcess, databaseUrlOf, onStopRequest, runProcess, tellLauncher } from '../db/process/supervised.js';
 import { actorDeps, chooseActors, subscribe } from './subscribe.js';
 import { startActionsClock } from './actions-clock.js';
@@ -19,14 +20,13 @@ async function main(): Promise<void> {
   const databaseUrl = await databaseUrlOf(config);
   const store = await openStore(databaseUrl, 'worker');
   await ensureBootAdmin(store, config, log);
-  await installSchedules(store.boss);
+  await installSchedules(store.boss, cronSchedules(config));
   const subscription = await subscribe(actors, actorDeps(store, config, log), databaseUrl);
-  const actionsClock = await startActionsClock(store, config, log);
+  await startActionsClock(store, config, log);
   log.info({ actors: actors.map((a) => a.name), worker: subscription.workerId }, 'worker ready');
   await tellLauncher({ hearth: 'ready' });
   stop = () => {
     void (async () => {
-      await actionsClock?.stop();
       await subscription.drain();
       await store.close();
       log.info('worker stopped');
