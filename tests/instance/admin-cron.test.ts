@@ -78,6 +78,13 @@ test('admin cron lists every periodic task with Gitea shape; a run moves prev, n
   t.deepEqual(await drain(hearth), []);
   t.is((await hearth.call('GET', '/admin/cron', { auth: alice.bearer })).status, 403);
   t.is((await hearth.call('GET', '/admin/cron')).status, 401);
+  const reader = await hearth.createUser('reader', { admin: true, scopes: ['read:admin'] });
+  t.is((await hearth.call('GET', '/admin/cron', { auth: reader.bearer })).status, 200);
+  t.is((await hearth.call('POST', '/admin/cron/queue_maintenance', { auth: reader.bearer })).status, 403, 'an admin token without write:admin');
+  const other = await hearth.createUser('other', { admin: true, scopes: ['read:user'] });
+  t.is((await hearth.call('GET', '/admin/cron', { auth: other.bearer })).status, 403, 'an admin token without an admin scope');
+  t.deepEqual(await drain(hearth), []);
+  t.like(byName((await hearth.call('GET', '/admin/cron', { auth: root.bearer })).body, 'queue_maintenance'), { exec_times: 2 });
 });
 
 test('the cleanups delete what is past its retention and keep everything else', async (t) => {
