@@ -78,8 +78,8 @@ test('doctor finds each kind of damage to a data directory, --fix repairs each, 
   await db.query(`DELETE FROM pgboss.job WHERE name = 'notify' AND (data->>'eventId')::bigint = $1`, [event.id]);
 
   const found = await findings(hearth);
-  t.deepEqual(found, [
-    `expired-jobs: job mail ${jobId}: active 00:59:00 past its expiry`,
+  t.regex(found[0], new RegExp(`^expired-jobs: job mail ${jobId}: active 00:5\\d:\\d\\d past its expiry$`));
+  t.deepEqual(found.slice(1), [
     'mirrors: pull mirror alice/overdue: overdue, and no sync of it is queued',
     'mirrors: pull mirror alice/stuck: marked running, but no sync job of it is active',
     'repositories: directory ghost/orphan.git: no repository row names it',
@@ -88,8 +88,7 @@ test('doctor finds each kind of damage to a data directory, --fix repairs each, 
     `blobs: blob ${strayKey}: no row names it`,
     `blobs: attachment ${missing}: its blob is missing`,
     `events: event ${event.id} (issue.opened): has no notify job`,
-  ].map((line) => line.replace(/active 00:59:00/, found[0]?.match(/active \S+/)?.[0] ?? 'active ?')));
-  t.regex(found[0], /active 00:5\d:\d\d past its expiry/);
+  ]);
 
   const checked = await runCli(hearth, ['doctor']);
   t.is(checked.code, 1, checked.stderr);
