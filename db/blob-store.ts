@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -19,6 +19,8 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Gives the bytes of `from` the key `to` (an upload moved into place once its content is known). */
   move(from: string, to: string): Promise<void>;
+  /** Every stored key with when its bytes were last written (uploads still being written are not listed). */
+  list(): AsyncGenerator<{ key: string; modified: Date }>;
 }
 
 const safeKey = /^[A-Za-z0-9][A-Za-z0-9._-]{2,127}$/;
@@ -68,5 +70,22 @@ export class FileBlobStore implements BlobStore {
     const target = this.pathOf(to);
     await mkdir(path.dirname(target), { recursive: true });
     await rename(this.pathOf(from), target);
+  }
+
+  async *list(): AsyncGenerator<{ key: string; modified: Date }> {
+    let shards: string[];
+    try {
+      shards = (await readdir(this.root)).filter((name) => name !== '.tmp').sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    for (const shard of shards) {
+      for (const key of (await readdir(path.join(this.root, shard)).catch(() => [] as string[])).sort()) {
+        if (!safeKey.test(key) || key.slice(0, 2) !== shard) continue;
+        const info = await stat(path.join(this.root, shard, key)).catch(() => null);
+        if (info?.isFile()) yield { key, modified: info.mtime };
+      }
+    }
   }
 }

@@ -11,8 +11,6 @@ export interface JobDefinition<P> {
   singletonKey?: (payload: P) => string;
   /** Parallel handlers per worker process. */
   concurrency: number;
-  /** A cron expression: the worker's clock sends this job on each tick (a clock only enqueues). */
-  schedule?: string;
 }
 
 const mailPayload = z.object({
@@ -41,8 +39,6 @@ const mirrorSyncPayload = z.object({ repoId: z.number().int().positive() });
 export type MirrorSyncPayload = z.infer<typeof mirrorSyncPayload>;
 const pushMirrorPayload = z.object({ pushMirrorId: z.number().int().positive() });
 export type PushMirrorPayload = z.infer<typeof pushMirrorPayload>;
-const updateMirrorsPayload = z.object({});
-export type UpdateMirrorsPayload = z.infer<typeof updateMirrorsPayload>;
 
 /**
  * How long a mirror sync or push may run before pg-boss gives its job up (a killed worker's job included); the
@@ -52,8 +48,10 @@ export const mirrorJobExpirySeconds = 900;
 
 const pullAutoMergePayload = z.object({ pullId: z.number().int().positive() });
 export type PullAutoMergePayload = z.infer<typeof pullAutoMergePayload>;
-const containerCleanupPayload = z.object({});
-export type ContainerCleanupPayload = z.infer<typeof containerCleanupPayload>;
+/** A periodic task's job carries nothing: what it does and its settings come from its `[cron.<task>]` section. */
+/** A periodic task's run: the clock's time slot it fired for; none when an administrator ran it. */
+const cronPayload = z.object({ slot: z.iso.datetime({ offset: true }).optional() });
+export type CronPayload = z.infer<typeof cronPayload>;
 
 const notifyPayload = z.object({ eventId: z.number().int().positive() });
 export type NotifyPayload = z.infer<typeof notifyPayload>;
@@ -76,6 +74,10 @@ export type ActionsReplanPayload = z.infer<typeof actionsReplanPayload>;
 /** One firing of a schedule plan in its time slot (an ISO timestamp). */
 const schedulePlannerPayload = z.object({ planId: z.number().int().positive(), slot: z.iso.datetime({ offset: true }) });
 export type SchedulePlannerPayload = z.infer<typeof schedulePlannerPayload>;
+
+function cronJob<N extends string>(name: N, expireInSeconds: number) {
+  return { name, payload: cronPayload, queue: { policy: 'short', retryLimit: 0, expireInSeconds }, concurrency: 1 } satisfies JobDefinition<CronPayload>;
+}
 
 export const jobs = {
   // Every push is synced (no singleton key); the actor serializes syncs of one repository itself.
@@ -115,13 +117,7 @@ export const jobs = {
     concurrency: 2,
   } satisfies JobDefinition<PushMirrorPayload>,
   // Gitea's update_mirrors cron task: enqueues the syncs and pushes that are due.
-  'update-mirrors': {
-    name: 'update-mirrors',
-    payload: updateMirrorsPayload,
-    queue: { policy: 'short', retryLimit: 0, expireInSeconds: 120 },
-    concurrency: 1,
-    schedule: '* * * * *',
-  } satisfies JobDefinition<UpdateMirrorsPayload>,
+  'update-mirrors': cronJob('update-mirrors', 120),
   // A scheduled merge checked after a commit status, a review or a test of its pull request: merged once the base
   // branch's protection passes. 'short': checks asked while one waits fold into it.
   'pull-auto-merge': {
@@ -131,14 +127,14 @@ export const jobs = {
     singletonKey: (payload) => `pull-auto-merge-${payload.pullId}`,
     concurrency: 1,
   } satisfies JobDefinition<PullAutoMergePayload>,
-  // Gitea's container cleanup: abandoned blob uploads and uploaded blobs no manifest names, after a day.
-  'container-cleanup': {
-    name: 'container-cleanup',
-    payload: containerCleanupPayload,
-    queue: { policy: 'short', retryLimit: 0, expireInSeconds: 600 },
-    concurrency: 1,
-    schedule: '17 * * * *',
-  } satisfies JobDefinition<ContainerCleanupPayload>,
+  // The periodic tasks of the admin cron list (db/models/instance/cron-tasks.ts), each sent by the workers' clock on
+  // its `[cron.<task>] SCHEDULE` or by `POST /admin/cron/{task}`. 'short': a run asked while one waits folds into it.
+  'cleanup-packages': cronJob('cleanup-packages', 600),
+  'cleanup-hook-tasks': cronJob('cleanup-hook-tasks', 600),
+  'cleanup-attachments': cronJob('cleanup-attachments', 600),
+  'cleanup-notifications': cronJob('cleanup-notifications', 600),
+  'queue-maintenance': cronJob('queue-maintenance', 900),
+  'start-schedule-tasks': cronJob('start-schedule-tasks', 120),
   // One per domain event: fans it out to hook tasks, notification threads and mail in one transaction. 16 at once:
   // the notify jobs of one fetch load their events, repositories, users and hooks, and insert their tasks, together.
   notify: {

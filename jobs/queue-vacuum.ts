@@ -18,3 +18,13 @@ export async function vacuumQueue(boss: PgBoss, name: string): Promise<void> {
   // no parameters: VACUUM cannot run as a prepared statement, nor inside a transaction
   await db.executeSql(`VACUUM (ANALYZE) pgboss."${table.replaceAll('"', '""')}"`, []);
 }
+
+/**
+ * The queue maintenance task: pg-boss's own maintenance now (active jobs past their expiry failed or retried,
+ * finished jobs archived, old archived jobs dropped), then a VACUUM of each named queue's partition.
+ */
+export async function maintainQueues(boss: PgBoss, names: readonly string[]): Promise<void> {
+  // pg-boss 10 promotes maintain() onto the instance; its type declarations leave it out
+  await (boss as unknown as { maintain(): Promise<unknown> }).maintain();
+  for (const name of names) await vacuumQueue(boss, name);
+}

@@ -95,12 +95,18 @@ async function installMonitorIndexes(db: PgBoss.Db): Promise<void> {
   );
 }
 
-/** The clock of a worker: each catalogued job with a `schedule` is sent by pg-boss on that cron (once across workers). */
-export async function installSchedules(boss: PgBoss): Promise<void> {
-  for (const name of jobNames) {
-    const definition = jobs[name] as unknown as JobDefinition<unknown>;
-    if (definition.schedule) await boss.schedule(name, definition.schedule, {}, { tz: 'UTC' });
-  }
+/** A job the workers' clock sends on a cron expression (UTC); null: not sent by the clock. */
+export interface JobSchedule {
+  job: JobName;
+  cron: string | null;
+}
+
+/**
+ * Removes the pg-boss schedules earlier versions installed: the clocks are node-cron in each worker now
+ * (workers/cron-clock.ts), which only enqueue.
+ */
+export async function dropBossSchedules(boss: PgBoss): Promise<void> {
+  for (const existing of (await boss.getSchedules()) as Array<{ name: string }>) await boss.unschedule(existing.name);
 }
 
 /** Inserts a job through the caller's transaction: it exists if and only if that transaction commits. */

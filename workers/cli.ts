@@ -8,6 +8,7 @@ import { describeStartupFailure } from '../db/process/startup.js';
 import { HttpError } from '../db/errors.js';
 import { createToken } from '../db/models/users/tokens.js';
 import { enrollTotp } from '../db/models/users/two-factor.js';
+import { doctorCommand } from './doctor.js';
 import { visibilities, type UserRow } from '../db/models/users/user-row.js';
 import { createUser, editUser, getIndividualByName, searchUsers } from '../db/models/users/users.js';
 
@@ -16,8 +17,11 @@ import { createUser, editUser, getIndividualByName, searchUsers } from '../db/mo
  * model operations as the API, in one transaction, against DATABASE_URL or the embedded database.
  */
 const usage = `Usage: npm run hearth -- admin user <command> [options]
+       npm run hearth -- doctor [--fix]
 
 Commands:
+  doctor [--fix]   checks the database, queues, repositories and blobs; --fix repairs what it finds
+                   (exits 1 while problems remain)
   create --username U --password P --email E [--admin] [--must-change-password]
   change-password --username U --password P [--must-change-password]
   list [--admin]
@@ -139,12 +143,17 @@ function formatTable(header: string[], rows: string[][]): string {
   return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
 }
 
-/** Reads `admin user <command> [options]`; a mistake is reported before any database is touched. */
+/** Reads `admin user <command> [options]` or `doctor [--fix]`; a mistake is reported before any database is touched. */
 function parseCommand(argv: string[]): { command: Command; values: Values } {
+  if (argv[0] === 'doctor') return parseOptions(doctor, argv.slice(1));
   const [scope, noun, name, ...rest] = argv;
   if (scope !== 'admin' || noun !== 'user' || name === undefined) throw new UsageError('expected: admin user <command>');
   const command = commands[name];
   if (!command) throw new UsageError(`unknown command: admin user ${name}`);
+  return parseOptions(command, rest);
+}
+
+function parseOptions(command: Command, rest: string[]): { command: Command; values: Values } {
   try {
     const { values } = parseArgs({ args: rest, options: command.options, strict: true, allowPositionals: false });
     return { command, values: values as Values };
@@ -152,6 +161,15 @@ function parseCommand(argv: string[]): { command: Command; values: Values } {
     throw new UsageError((error as Error).message);
   }
 }
+
+/** `doctor [--fix]`: prints as it goes; its exit code says whether problems remain. */
+const doctor: Command = {
+  options: { fix: flag },
+  async run(values, { store, config }) {
+    process.exitCode = await doctorCommand(store, config, { fix: values.fix === true });
+    return '';
+  },
+};
 
 async function execute(command: Command, values: Values): Promise<string> {
   const config = withSecretKey(configForProcess());
@@ -183,8 +201,9 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     const { command, values } = parseCommand(argv);
-    console.log(await execute(command, values));
-    return 0;
+    const output = await execute(command, values);
+    if (output !== '') console.log(output);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`${error.message}\n\n${usage}`);

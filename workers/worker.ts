@@ -1,10 +1,11 @@
 import { pino } from 'pino';
 import { allActors } from '../actors/index.js';
 import { withSecretKey, openStore, ensureBootAdmin } from '../db/process/boot.js';
-import { installSchedules } from '../jobs/queue.js';
+import { dropBossSchedules } from '../jobs/queue.js';
 import { configForProcess, databaseUrlOf, onStopRequest, runProcess, tellLauncher } from '../db/process/supervised.js';
 import { actorDeps, chooseActors, subscribe } from './subscribe.js';
 import { startActionsClock } from './actions-clock.js';
+import { startCronClock } from './cron-clock.js';
 import { startWorkerMetrics } from './metrics-server.js';
 
 /** The worker process: runs the actors until asked to stop, then finishes the jobs in hand and exits. */
@@ -20,15 +21,16 @@ async function main(): Promise<void> {
   const databaseUrl = await databaseUrlOf(config);
   const store = await openStore(databaseUrl, 'worker');
   await ensureBootAdmin(store, config, log);
-  await installSchedules(store.boss);
+  await dropBossSchedules(store.boss);
   const subscription = await subscribe(actors, actorDeps(store, config, log), databaseUrl);
-  const actionsClock = await startActionsClock(store, config, log);
+  await startActionsClock(store, config, log);
+  const clock = startCronClock(store, config, log);
   const metricsServer = await startWorkerMetrics(config, log);
   log.info({ actors: actors.map((a) => a.name), worker: subscription.workerId }, 'worker ready');
   await tellLauncher({ hearth: 'ready' });
   stop = () => {
     void (async () => {
-      await actionsClock?.stop();
+      await clock.stop();
       metricsServer?.close();
       await subscription.drain();
       await store.close();

@@ -1,4 +1,4 @@
-import { appendFile, mkdir, rename, rm } from 'node:fs/promises';
+import { appendFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { CommitFieldsCache } from './commit-fields.js';
@@ -78,6 +78,27 @@ export class GitStore {
     const format = repo.object_format_name === 'sha256' ? 'sha256' : 'sha1';
     await this.init(repo.owner_name, wikiName(repo.name), wikiBranch, format);
     return true;
+  }
+
+  /** Every repository directory on disk (`<owner>/<name>.git`, wikis included as `<name>.wiki`), by owner then name. */
+  async listDirectories(): Promise<Array<{ owner: string; name: string }>> {
+    const found: Array<{ owner: string; name: string }> = [];
+    const owners = await readdir(this.root, { withFileTypes: true }).catch(() => []);
+    for (const owner of owners.filter((entry) => entry.isDirectory()).map((entry) => entry.name).sort()) {
+      const entries = await readdir(path.join(this.root, owner), { withFileTypes: true }).catch(() => []);
+      for (const entry of entries) {
+        if (entry.isDirectory() && entry.name.endsWith('.git')) found.push({ owner, name: entry.name.slice(0, -'.git'.length) });
+      }
+    }
+    return found.sort((a, b) => a.owner.localeCompare(b.owner) || a.name.localeCompare(b.name));
+  }
+
+  /** Moves a repository directory out of the store, to `<target>/<owner>/<name>.git`, kept rather than deleted. */
+  async setAside(owner: string, repo: string, target: string): Promise<string> {
+    const to = path.join(target, owner.toLowerCase(), `${repo.toLowerCase()}.git`);
+    await mkdir(path.dirname(to), { recursive: true });
+    await rename(this.pathOf(owner, repo), to);
+    return to;
   }
 
   async remove(owner: string, repo: string): Promise<void> {

@@ -24,6 +24,7 @@ import { BranchHeadCommits1732000016200 } from './1732000016200-branch-head-comm
 import { IssueListOrder1732000016000 } from './1732000016000-issue-list-order.js';
 import { EventMails1732000018400 } from './1732000018400-event-mails.js';
 import { OperatorMetrics1732000019400 } from './1732000019400-operator-metrics.js';
+import { CronTaskRuns1732000019600 } from './1732000019600-cron-task-runs.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -53,4 +54,5 @@ export const migrations = [
   OriginalService1732000018200,
   EventMails1732000018400,
   OperatorMetrics1732000019400,
+  CronTaskRuns1732000019600,
 ];

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseIni } from 'ini';
+import cronParser from 'cron-parser';
 import { z } from 'zod';
 import { passwordAlgorithm } from '../crypto.js';
 import { assertPassword, assertUsableName, assertValidEmail } from '../models/users/names.js';
@@ -93,6 +94,45 @@ const packageTypes = [
 const packageSizeLimits = Object.fromEntries(
   packageTypes.map((type) => [`limitSize_${type}`, key(`LIMIT_SIZE_${type.toUpperCase()}`, setting.bytes.default(-1))]),
 ) as Record<`limitSize_${(typeof packageTypes)[number]}`, Key<z.ZodDefault<typeof setting.bytes>>>;
+
+/** Gitea's schedule macros that cron-parser lacks, as five-field cron expressions. */
+const scheduleMacros: Record<string, string> = { '@midnight': '0 0 * * *', '@daily': '0 0 * * *', '@hourly': '0 * * * *', '@weekly': '0 0 * * 0', '@monthly': '0 0 1 * *' };
+
+/**
+ * A cron task's SCHEDULE: a five-field cron expression (UTC), one of Gitea's macros (@midnight, @hourly, @daily,
+ * @weekly, @monthly), or Gitea's `@every <duration>` for a whole number of minutes that divides an hour or of hours
+ * that divides a day. Read as a five-field expression.
+ */
+const cronSchedule = text.transform((value, ctx) => {
+  const every = /^@every\s+(\d+)(m|h)$/.exec(value);
+  const expression = every
+    ? (every[2] === 'm' && 60 % Number(every[1]) === 0 ? `*/${every[1]} * * * *`
+      : every[2] === 'h' && 24 % Number(every[1]) === 0 ? `0 */${every[1]} * * *` : undefined)
+    : (scheduleMacros[value] ?? value);
+  if (expression === undefined || expression.split(/\s+/).length !== 5 || !validCron(expression)) {
+    ctx.addIssue({ code: 'custom', message: 'expected a cron expression such as "0 * * * *", @midnight, @hourly or @every 10m' });
+    return z.NEVER;
+  }
+  return expression;
+});
+
+function validCron(expression: string): boolean {
+  try {
+    cronParser.parseExpression(expression, { tz: 'UTC' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `[cron.<task>]`: Gitea's ENABLED and SCHEDULE of one periodic task, with the task's own keys. */
+function cronSection<K extends Keys>(enabled: boolean, schedule: string, extra: K) {
+  return section({
+    enabled: key('ENABLED', setting.flag.default(enabled)),
+    schedule: key('SCHEDULE', cronSchedule.prefault(schedule)),
+    ...extra,
+  });
+}
 
 /** The INI sections and their keys (CONTRACT.md's defaults). */
 export const sections = {
@@ -231,6 +271,34 @@ export const sections = {
     enabledIssueByLabel: key('ENABLED_ISSUE_BY_LABEL', setting.flag.default(false)),
     /** gitea_issues_by_repository, one series per repository (as Gitea, off by default). */
     enabledIssueByRepository: key('ENABLED_ISSUE_BY_REPOSITORY', setting.flag.default(false)),
+  }),
+  /** Gitea's update_mirrors: queues the pull and push mirrors that are due. */
+  'cron.update_mirrors': cronSection(true, '* * * * *', {}),
+  /** Gitea's start_schedule_tasks: queues the actions schedule plans that are due (with [actions] ENABLED). */
+  'cron.start_schedule_tasks': cronSection(true, '* * * * *', {}),
+  /** Hearth's queue maintenance: expires, archives and drops jobs as pg-boss does, then vacuums every queue's table. */
+  'cron.queue_maintenance': cronSection(true, '7 * * * *', {}),
+  /** Gitea's cleanup_packages: stale container uploads and package blobs no file names any more. */
+  'cron.cleanup_packages': cronSection(true, '17 * * * *', {
+    /** Unreferenced package blobs older than this are removed. */
+    olderThan: key('OLDER_THAN', setting.duration.default('24h')),
+  }),
+  /** Gitea's cleanup_hook_task_table: delivered webhook tasks. */
+  'cron.cleanup_hook_task_table': cronSection(true, '@midnight', {
+    /** OlderThan (delivered tasks older than OLDER_THAN) or PerWebhook (all but each hook's NUMBER_TO_KEEP newest). */
+    cleanupType: key('CLEANUP_TYPE', text.pipe(z.enum(['OlderThan', 'PerWebhook'])).default('OlderThan')),
+    /** With OlderThan: delivered tasks older than this are removed. */
+    olderThan: key('OLDER_THAN', setting.duration.default('168h')),
+    /** With PerWebhook: the delivered tasks each hook keeps. */
+    numberToKeep: key('NUMBER_TO_KEEP', setting.integer.pipe(z.number().min(0)).default(10)),
+  }),
+  /** Hearth's: attachments that no issue, comment or release names, older than OLDER_THAN. */
+  'cron.delete_unlinked_attachments': cronSection(true, '@midnight', {
+    olderThan: key('OLDER_THAN', setting.duration.default('24h')),
+  }),
+  /** Hearth's: notifications read more than OLDER_THAN ago (off by default, as Gitea's delete_old_actions). */
+  'cron.delete_old_notifications': cronSection(false, '@midnight', {
+    olderThan: key('OLDER_THAN', setting.duration.default('8760h')),
   }),
   log: section({
     /** fatal, error, warn, info (default), debug, trace or silent. */

@@ -82,34 +82,3 @@ test('nodeinfo counts users; the signing key is empty as Gitea answers without o
   t.is((await hearth.call('GET', '/repos/alice/secret/signing-key.gpg')).status, 404, 'an invisible repository is not found');
 });
 
-test("the admin cron API lists pg-boss schedules and runs one now; unknown tasks are 404", async (t) => {
-  const hearth = await startHearth(t);
-  const root = await hearth.createUser('root', { admin: true });
-  const alice = await hearth.createUser('alice');
-
-  const empty = await hearth.call('GET', '/admin/cron', { auth: root.bearer });
-  t.is(empty.status, 200);
-  t.deepEqual(empty.body, []);
-  t.is(empty.headers.get('x-total-count'), '0');
-  t.is((await hearth.call('POST', '/admin/cron/repo_health_check', { auth: root.bearer })).status, 404);
-
-  const { boss } = hearth.store;
-  await boss.createQueue('hearth-test-tick');
-  await boss.schedule('hearth-test-tick', '*/5 * * * *', { reason: 'tick' });
-  const listed = await hearth.call('GET', '/admin/cron', { auth: root.bearer });
-  t.is(listed.body.length, 1);
-  t.like(listed.body[0], { name: 'hearth-test-tick', schedule: '*/5 * * * *', prev: '0001-01-01T00:00:00Z', exec_times: 0 });
-  const next = Date.parse(listed.body[0].next);
-  t.true(next > Date.now() && next <= Date.now() + 5 * 60_000);
-  t.is(new Date(next).getUTCMinutes() % 5, 0);
-
-  t.is((await hearth.call('POST', '/admin/cron/hearth-test-tick', { auth: alice.bearer })).status, 403);
-  t.is((await hearth.call('POST', '/admin/cron/hearth-test-tick', { auth: root.bearer })).status, 204);
-  const [job] = await boss.fetch<{ reason: string }>('hearth-test-tick');
-  t.deepEqual(job.data, { reason: 'tick' });
-  await boss.complete('hearth-test-tick', job.id);
-  const ran = (await hearth.call('GET', '/admin/cron', { auth: root.bearer })).body[0];
-  t.is(ran.exec_times, 1);
-  t.not(ran.prev, '0001-01-01T00:00:00Z');
-  t.is((await hearth.call('GET', '/admin/cron', { auth: alice.bearer })).status, 403);
-});

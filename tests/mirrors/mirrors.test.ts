@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import test from 'ava';
 import { pino } from 'pino';
-import { installSchedules } from '../../jobs/queue.js';
 import type { RepoRow } from '../../db/models/repos/repo-row.js';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
@@ -174,10 +173,9 @@ test('prune follows enable_prune; mirror settings are validated; a due mirror is
   await hearth.call('PATCH', '/repos/alice/copy', { auth: alice.bearer, body: { enable_prune: true, mirror_interval: '10m' } });
   // The clock: a mirror whose next update is due is synced without any request.
   await hearth.store.db.query(`UPDATE mirror SET next_update = now() - interval '1 minute'`);
-  await installSchedules(hearth.store.boss);
   const cron = await hearth.call('GET', '/admin/cron', { auth: root.bearer });
-  t.true(cron.body.some((task: { name: string }) => task.name === 'update-mirrors'));
-  t.is((await hearth.call('POST', '/admin/cron/update-mirrors', { auth: root.bearer })).status, 204);
+  t.true(cron.body.some((task: { name: string }) => task.name === 'update_mirrors'));
+  t.is((await hearth.call('POST', '/admin/cron/update_mirrors', { auth: root.bearer })).status, 204);
   const ran = await drain(hearth);
   t.true(ran.some((job) => job.name === 'mirror-sync' && job.outcome === 'done'));
   t.is(await refOnServer(hearth, 'alice', 'copy', 'refs/heads/feature'), null, 'pruned');

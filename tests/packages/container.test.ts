@@ -304,7 +304,7 @@ test('organization images: members with package write push, others are refused; 
   t.deepEqual(await stored(hearth), before);
 });
 
-test('the hourly container-cleanup job removes abandoned uploads and uploaded blobs no manifest names, after a day', async (t) => {
+test('the hourly cleanup-packages job removes abandoned uploads and uploaded blobs no manifest names, after a day', async (t) => {
   const hearth = await startHearth(t);
   const alice = await hearth.createUser('alice');
   const call = registry(hearth);
@@ -322,14 +322,14 @@ test('the hourly container-cleanup job removes abandoned uploads and uploaded bl
   const before = await stored(hearth);
 
   // nothing is a day old yet
-  await hearth.store.boss.send('container-cleanup', {});
-  t.deepEqual((await drain(hearth, 'container-cleanup')).map((d) => d.outcome), ['skipped']);
+  await hearth.store.boss.send('cleanup-packages', {});
+  t.deepEqual((await drain(hearth, 'cleanup-packages')).map((d) => d.outcome), ['skipped']);
   t.deepEqual(await stored(hearth), before);
 
   await hearth.deps.db.query(`UPDATE package_file SET created = now() - interval '2 days'`);
   await hearth.deps.db.query(`UPDATE package_blob_upload SET updated = now() - interval '2 days' WHERE id = $1`, [started.headers.get('docker-upload-uuid')]);
-  await hearth.store.boss.send('container-cleanup', {});
-  t.deepEqual((await drain(hearth, 'container-cleanup')).map((d) => d.outcome), ['done']);
+  await hearth.store.boss.send('cleanup-packages', {});
+  t.deepEqual((await drain(hearth, 'cleanup-packages')).map((d) => d.outcome), ['done']);
   t.is((await call('HEAD', `${base}/blobs/${sha(orphan)}`, user)).status, 404);
   t.is((await call('HEAD', `${base}/blobs/${blobDigest}`, user)).status, 200);
   t.is((await call('GET', `${base}/manifests/v1`, user)).text, ociManifest);
