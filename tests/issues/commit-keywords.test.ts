@@ -7,6 +7,7 @@ import { actorDeps } from '../../workers/subscribe.js';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
+import { startReceiver } from '../helpers/receiver.js';
 import { cloneOf, repoWithFeature } from '../pulls/pull-setup.js';
 
 interface Entry {
@@ -171,4 +172,23 @@ test('a pull mirror\'s sync references and closes nothing, as Gitea\'s mirror sy
   t.is(await state(hearth, 'alice/mirrored', 1, alice.bearer), 'open');
   t.deepEqual(kinds(await timeline(hearth, 'alice/mirrored', 1, alice.bearer)), []);
   await drain(hearth);
+});
+
+test('a contents-API commit closes through the same path; the issues webhook names the commit as commit_id', async (t) => {
+  const hearth = await startHearth(t, { HEARTH__webhook__ALLOWED_HOST_LIST: 'loopback' });
+  const receiver = await startReceiver(t);
+  const alice = await hearth.createUser('alice');
+  const repo = await build.repo(hearth, alice, { name: 'hooked', autoInit: true });
+  t.is((await hearth.call('POST', '/repos/alice/hooked/issues', { auth: alice.bearer, body: { title: 'x' } })).status, 201);
+  await drain(hearth);
+  await build.hook(hearth, { repoId: repo.id }, { url: receiver.url, events: ['issues'] });
+  await drain(hearth);
+  const written = await build.commit(hearth, repo, { files: { 'a.txt': 'a' }, message: 'Resolves #1' });
+  await drain(hearth);
+  const [request] = await receiver.waitFor(1);
+  t.is(receiver.requests.length, 1);
+  t.is(request.headers['x-gitea-event'], 'issues');
+  t.like(request.json, { action: 'closed', number: 1, commit_id: written.commitId, sender: { login: 'alice' } });
+  t.is(request.json.issue.state, 'closed');
+  t.is(await state(hearth, 'alice/hooked', 1, alice.bearer), 'closed');
 });
