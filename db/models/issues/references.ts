@@ -12,9 +12,6 @@ export const reopenKeywords = ['reopen', 'reopens', 'reopened'] as const;
 
 export type ReferenceAction = 'none' | 'closes' | 'reopens';
 
-/** Gitea's XRefAction numbering, as stored in `comment.ref_action`. */
-export const referenceActionNumber: Record<ReferenceAction, number> = { none: 0, closes: 1, reopens: 2 };
-
 export interface IssueReference {
   index: number;
   /** Lower-cased; both absent for a reference into the same repository. */
