@@ -35,14 +35,17 @@ test('a pushed "fixes #1" on the default branch closes #1 as the pusher with the
   const auth = alice.bearer;
   const clone = await repoWithFeature(t, hearth, alice, 'kw');
   for (const title of ['one', 'two', 'three']) t.is((await hearth.call('POST', '/repos/alice/kw/issues', { auth, body: { title } })).status, 201);
+  t.is((await hearth.call('POST', '/repos/alice/kw/issues', { auth, body: { title: 'four', ref: 'refs/heads/feature' } })).status, 201);
 
-  // a feature branch: references only, whatever the keyword
+  // a feature branch: references only, whatever the keyword, except for an issue that names that branch as its ref
   await clone.checkout('feature');
-  const onFeature = await clone.commit('f2.txt', 'x\n', 'Fixes #2, see #3');
+  const onFeature = await clone.commit('f2.txt', 'x\n', 'Fixes #2, see #3, closes #4');
   await clone.push('feature');
   t.is(await state(hearth, 'alice/kw', 2, auth), 'open', 'a close keyword on a non-default branch closes nothing');
   t.deepEqual(kinds(await timeline(hearth, 'alice/kw', 2, auth)), [['commit_ref', onFeature]]);
   t.deepEqual(kinds(await timeline(hearth, 'alice/kw', 3, auth)), [['commit_ref', onFeature]]);
+  t.is(await state(hearth, 'alice/kw', 4, auth), 'closed', 'the issue\'s own branch closes it');
+  t.deepEqual(kinds(await timeline(hearth, 'alice/kw', 4, auth)), [['commit_ref', onFeature], ['close', onFeature]]);
 
   // the default branch: closes, as the pusher, with the commit
   await clone.checkout('main');
@@ -57,7 +60,7 @@ test('a pushed "fixes #1" on the default branch closes #1 as the pusher with the
   const closedEvents = await hearth.store.db.query<{ payload: { commit_id?: string; index: number } }>(
     `SELECT payload FROM domain_event WHERE kind = 'issue.closed' ORDER BY id`,
   );
-  t.deepEqual(closedEvents.map((e) => [e.payload.index, e.payload.commit_id]), [[1, fix]], 'the issues event names the commit');
+  t.deepEqual(closedEvents.map((e) => [e.payload.index, e.payload.commit_id]), [[4, onFeature], [1, fix]], 'the issues event names the commit');
   t.is((await hearth.call('GET', '/repos/alice/kw')).body.open_issues_count, 2);
 
   // re-running the branch-sync, with the same push or as a new push of the same range, changes nothing
