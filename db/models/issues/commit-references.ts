@@ -97,7 +97,6 @@ export async function applyCommitReferences(
       if (target.issue.is_pull || !mayClose || ref.action === 'none') continue;
       const issueBranch = target.issue.ref.replace(/^refs\/heads\//, '');
       if (issueBranch ? branch !== issueBranch : branch !== repo.default_branch) continue;
-      target.issue = (await tx.query<IssueRow>('SELECT * FROM issue WHERE id = $1', [target.issue.id]))[0];
       await changeStatusFor(tx, target, pusher, ref.action, commit.sha);
     }
   }
