@@ -30,6 +30,8 @@ const branchSyncPayload = z.object({
   repoId: z.number().int().positive(),
   pusherId: doerId,
   updates: z.array(z.object({ ref: z.string().min(1), oldSha: objectId, newSha: objectId })).min(1),
+  /** A pull mirror's sync: issues are neither referenced nor closed by its commits (Gitea's mirror sync). */
+  mirrorSync: z.boolean().optional(),
 });
 export type BranchSyncPayload = z.infer<typeof branchSyncPayload>;
 

@@ -249,6 +249,17 @@ export class GitReader {
     return out ? out.split('\n') : [];
   }
 
+  /** The commits `log` lists (no path), newest first, each with its whole message. */
+  async logMessages({ rev, not, max }: LogQuery): Promise<Array<{ sha: string; message: string }>> {
+    const args = ['log', '-z', '--format=%H%n%B', ...(max !== undefined ? [`--max-count=${max}`] : []), rev, ...(not ? ['--not', not] : []), '--'];
+    const out = await runGit(args, { cwd: this.dir });
+    if (out.code !== 0) throw new Error(`git log failed (${out.code}): ${out.stderr.trim()}`);
+    return out.stdout.toString('utf8').split('\0').filter(Boolean).map((record) => {
+      const newline = record.indexOf('\n');
+      return { sha: record.slice(0, newline), message: record.slice(newline + 1) };
+    });
+  }
+
   async count({ rev, not, path }: LogQuery): Promise<number> {
     const args = ['rev-list', '--count', rev, ...(not ? ['--not', not] : [])];
     return Number(await gitOk(path ? [...args, '--', path] : args, { cwd: this.dir }));

@@ -7,6 +7,7 @@ import { isZeroSha } from './branch-protection.js';
 import { countBranches, syncBranchRows } from './branch-rows.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import { syncPullsAfterPush } from '../pulls/pull-sync.js';
+import { applyPushToIssues } from './push-references.js';
 
 /** Commits reachable from `tip` and not from `since`; 0 when git cannot tell. */
 function countCommits(repoGit: GitRepo, tip: string, since?: string): Promise<number> {
@@ -41,9 +42,9 @@ export async function ensureBranchRows(tx: Tx, git: GitStore, repoId: number, do
  * A repository without branch rows gets all of its branches; otherwise only the pushed ones change. Tags
  * become tag releases. The first push into an empty repository ends its emptiness and, when the default
  * branch was not pushed, makes the first pushed branch the default (HEAD follows). The push events are
- * emitted once per push: a second run of the same job changes nothing.
+ * emitted, and the pushed commits applied to issues, once per push: a second run of the same job changes nothing.
  */
-export async function syncPush(tx: Tx, git: GitStore, push: BranchSyncPayload): Promise<'done' | 'skipped'> {
+export async function syncPush(tx: Tx, git: GitStore, push: BranchSyncPayload, rootUrl: string): Promise<'done' | 'skipped'> {
   const repo = await lockRepo(tx, push.repoId);
   if (!repo) return 'skipped';
   const repoGit = git.open(repo);
@@ -67,6 +68,7 @@ export async function syncPush(tx: Tx, git: GitStore, push: BranchSyncPayload): 
         payload: { ref: update.ref, before: update.oldSha, after: update.newSha, commits },
       });
     }
+    await applyPushToIssues(tx, repoGit, repo, push, rootUrl);
     // Markers only guard against retries of recent jobs.
     await tx.query(`DELETE FROM synced_push WHERE created < now() - interval '7 days'`);
   }
