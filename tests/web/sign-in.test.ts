@@ -60,14 +60,6 @@ test('remember gives a month-long session and a persistent cookie; https root UR
   t.is(behindTls.status, 303);
   t.regex(behindTls.headers.getSetCookie().find((line) => line.startsWith('hearth_session='))!, /; Secure/);
 });
-  const bob = await secure.createUser('bob');
-  const viaProxy = new Browser(secure.rootUrl);
-  // the server listens on http; requests reach it directly while links and cookies speak of https
-  const port = new URL(secure.deps.config.rootUrl).port;
-  t.is(port, '');
-  void bob;
-  void viaProxy;
-});
 
 test('a wrong password is refused with the form again and no session; the failure is counted', async (t) => {
   const hearth = await startHearth(t);
