@@ -1,5 +1,5 @@
 import type { ContentsItem } from '../../../db/models/code/contents.js';
-import { readContentsItem, readContentsOrList, resolveContentsRef } from '../../../db/models/code/contents.js';
+import { readContentsOrList, resolveContentsRef } from '../../../db/models/code/contents.js';
 import { renderMarkup } from '../../../db/models/instance/markup.js';
 import { listRepoTopics } from '../../../db/models/repos/topics.js';
 import type { LoadedRepo } from '../../context/repo.js';
@@ -29,8 +29,7 @@ async function readRoot(deps: Deps, loaded: LoadedRepo, api: ApiRepository): Pro
   const entries = (Array.isArray(listed) ? listed : []).sort((a, b) => Number(b.type === 'dir') - Number(a.type === 'dir') || a.name.localeCompare(b.name));
   const found = readmeNames.map((name) => entries.find((entry) => entry.type === 'file' && entry.name.toLowerCase() === name)).find(Boolean);
   if (!found || found.size > readmeLimit) return { entries, readme: null };
-  const item = await readContentsItem(reader, at, found.path);
-  const text = item?.content?.toString('utf8') ?? '';
+  const text = (await reader.readBlob(found.sha))?.toString('utf8') ?? '';
   const markdown = /\.(md|markdown)$/i.test(found.name);
   const html = markdown
     ? await renderMarkup(deps.db, { text, mode: 'gfm', context: `${api.owner.login}/${api.name}/src/branch/${at.ref}` }, deps.config.rootUrl, loaded.caller.user)
