@@ -138,3 +138,24 @@ test('a private repository and its issues are the 404 page for anonymous visitor
   t.true((await owner.get('/alice')).html.includes('href="/alice/secret"'));
   t.true((await owner.get('/')).html.includes('href="/alice/secret"'));
 });
+
+test('explore and profiles are paged by 20 with previous and next links that keep the search', async (t) => {
+  const hearth = await startHearth(t);
+  const carol = await hearth.createUser('carol');
+  for (let i = 1; i <= 22; i++) await build.repo(hearth, carol, { name: `lib${String(i).padStart(2, '0')}` });
+  const browser = new Browser(hearth.rootUrl);
+  const repoLinks = (page: Page): string[] => [...page.html.matchAll(/class="repo-name" href="\/carol\/(lib\d+)"/g)].map((m) => m[1]);
+
+  const first = await browser.get('/explore/repos?q=lib');
+  t.regex(textOf(first), /22 repositories/);
+  t.is(repoLinks(first).length, 20);
+  t.regex(first.html, /<a rel="next" href="\?q=lib&amp;page=2">/);
+  const second = await browser.get('/explore/repos?q=lib&page=2');
+  t.is(repoLinks(second).length, 2);
+  t.regex(second.html, /<a rel="prev" href="\?q=lib&amp;page=1">/);
+  t.deepEqual(new Set([...repoLinks(first), ...repoLinks(second)]).size, 22, 'no repository on both pages');
+
+  const profile = await browser.get('/carol?page=2');
+  t.deepEqual(repoLinks(profile), ['lib21', 'lib22']);
+  t.is(repoLinks(await browser.get('/carol?page=x')).length, 20, 'a malformed page is the first');
+});
