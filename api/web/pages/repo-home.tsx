@@ -15,6 +15,8 @@ const readmeNames = ['readme.md', 'readme.markdown', 'readme', 'readme.txt'];
 const readmeLimit = 1024 * 1024;
 
 interface Tree {
+  /** The branch the root was read from. */
+  branch: string;
   entries: ContentsItem[];
   readme: { name: string; html: string | null; text: string | null } | null;
 }
@@ -28,13 +30,13 @@ async function readRoot(deps: Deps, loaded: LoadedRepo, api: ApiRepository): Pro
   const listed = await readContentsOrList(reader, at, '');
   const entries = (Array.isArray(listed) ? listed : []).sort((a, b) => Number(b.type === 'dir') - Number(a.type === 'dir') || a.name.localeCompare(b.name));
   const found = readmeNames.map((name) => entries.find((entry) => entry.type === 'file' && entry.name.toLowerCase() === name)).find(Boolean);
-  if (!found || found.size > readmeLimit) return { entries, readme: null };
+  if (!found || found.size > readmeLimit) return { branch: at.ref, entries, readme: null };
   const text = (await reader.readBlob(found.sha))?.toString('utf8') ?? '';
   const markdown = /\.(md|markdown)$/i.test(found.name);
   const html = markdown
     ? await renderMarkup(deps.db, { text, mode: 'gfm', context: `${api.owner.login}/${api.name}/src/branch/${at.ref}` }, deps.config.rootUrl, loaded.caller.user)
     : null;
-  return { entries, readme: { name: found.name, html, text: markdown ? null : text } };
+  return { branch: at.ref, entries, readme: { name: found.name, html, text: markdown ? null : text } };
 }
 
 function CloneUrls({ repo }: { repo: ApiRepository }) {
@@ -100,7 +102,11 @@ function RepoHome({ repo, topics, tree }: { repo: ApiRepository; topics: string[
             <tbody>
               {tree.entries.map((entry) => (
                 <tr key={entry.path}>
-                  <td class="mono">{entry.type === 'dir' ? `${entry.name}/` : entry.name}</td>
+                  <td class="mono">
+                    {entry.type === 'file'
+                      ? <a href={href(owner, repo.name, 'raw', 'branch', ...tree.branch.split('/'), entry.name)}>{entry.name}</a>
+                      : entry.type === 'dir' ? `${entry.name}/` : entry.name}
+                  </td>
                   <td class="muted mono when">{entry.lastCommitSha.slice(0, 10)}</td>
                 </tr>
               ))}
