@@ -12,7 +12,10 @@ import { repoAvatarFiles } from './routes/repos/repo-avatar.js';
 import { userAvatarFiles } from './routes/users/user-avatar.js';
 import { gitSmartHttp } from './git/smart-http.js';
 import { docsPages } from './web/docs.js';
-import { webNotFound, webRoutes } from './web/index.js';
+import { webAssets } from './web/assets.js';
+import { webRoutes } from './web/index.js';
+import { mountPages, notFoundPage } from './web/page.js';
+import { webPages } from './web/pages/index.js';
 import { packageRegistries } from './packages/index.js';
 import { actionsRunnerApi } from './actions/connect.js';
 import { httpMetrics } from './metrics/http-metrics.js';
@@ -41,7 +44,7 @@ export function createApp(deps: Deps): Express {
   app.get('/swagger.v1.json', (_req, res) => {
     res.json(swagger);
   });
-  app.use(docsPages(deps, apiVersion));
+  app.use(docsPages(deps));
   app.use(metricsEndpoint(deps));
 
   const api = express.Router();
@@ -61,7 +64,10 @@ export function createApp(deps: Deps): Express {
   app.use(repoAvatarFiles(deps));
   app.use(userAvatarFiles(deps));
   app.use(webRoutes(deps));
-  app.use(webNotFound);
+  app.use(webAssets());
+  // the web face's pages come last: no API, git, package or download path reaches them
+  app.use(mountPages(webPages, deps));
+  app.use(notFoundPage(deps));
   app.use(errorHandler(deps.log, deps.config.rootUrl));
   return app;
 }

@@ -19,7 +19,7 @@ function* sources(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) yield* sources(full);
-    else if (/\.(ts|json)$/.test(entry.name)) yield full;
+    else if (/\.(tsx?|json|css|js)$/.test(entry.name)) yield full;
   }
 }
 

@@ -1,15 +1,15 @@
 import { BlockList, isIPv4 } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
-import { verifyPassword } from '../../db/crypto.js';
 import { forbidden, unauthorized } from '../../db/errors.js';
 import { authenticateTaskToken } from '../../db/models/actions/bot.js';
 import { normalizeScopes } from '../../db/scopes.js';
 import { authenticateToken } from '../../db/models/users/tokens.js';
 import { checkTotp } from '../../db/models/users/two-factor.js';
-import { findUserByLogin, findUserByName } from '../../db/models/users/users.js';
+import { findUserByName } from '../../db/models/users/users.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import type { Deps } from '../deps.js';
 import { anonymous, type Caller } from './caller.js';
+import { refuseProhibited, userByPassword } from './sign-in.js';
 
 export const queryTokenWarning =
   '299 - "token and access_token API authentication is deprecated; send the token in the Authorization header instead"';
@@ -102,8 +102,8 @@ async function byBasic(deps: Deps, encoded: string, otp: string | undefined): Pr
     const bot = await byTaskToken(deps, candidate, 'token');
     if (bot) return bot;
   }
-  const user = await findUserByLogin(deps.db, login);
-  if (!user || !(await verifyPassword(password, user))) throw unauthorized(badCredentials);
+  const user = await userByPassword(deps.db, login, password);
+  if (!user) throw unauthorized(badCredentials);
   const second = await checkTotp(deps.db, user, otp?.trim(), deps.config.security.secretKey);
   if (second === 'invalid') {
     throw unauthorized(otp ? 'invalid provided OTP' : 'two-factor authentication is enabled: send the one-time code in the X-Gitea-OTP header');
@@ -112,9 +112,7 @@ async function byBasic(deps: Deps, encoded: string, otp: string | undefined): Pr
 }
 
 function signedIn(caller: Caller & { user: UserRow }): Caller {
-  if (!caller.user.is_active || caller.user.prohibit_login) {
-    throw forbidden('This account is prohibited from signing in, please contact your site administrator.');
-  }
+  refuseProhibited(caller.user);
   return caller;
 }
 

@@ -1,6 +1,6 @@
 import type { UserRow } from '../../db/models/users/user-row.js';
 
-export type AuthMethod = 'none' | 'token' | 'basic' | 'query' | 'proxy';
+export type AuthMethod = 'none' | 'token' | 'basic' | 'query' | 'proxy' | 'session';
 
 /** Who is calling and how they proved it. Resolved once per request by the authentication middleware. */
 export interface Caller {

@@ -16,27 +16,13 @@ const pageHeaders = {
 };
 
 /**
- * The instance's own pages: `/`, naming the instance and its version with links to the API documentation, and
- * `/api/swagger`, Swagger UI over `/swagger.v1.json` (where Gitea's error bodies point), from the packaged UI.
+ * `/api/swagger`: Swagger UI over `/swagger.v1.json` (where Gitea's error bodies point), from the packaged UI. The
+ * front page is the web face's (api/web/pages), whose footer links here.
  */
-export function docsPages(deps: Deps, version: string): Router {
+export function docsPages(deps: Deps): Router {
   const router = Router();
   const base = new URL(deps.config.rootUrl).pathname; // '/' or a sub-path such as '/git/'
   const name = escapeHtml(deps.config.appName);
-  const home = `<!DOCTYPE html>
-<html lang="en">
-<head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${name}</title></head>
-<body>
-<h1>${name}</h1>
-<p>A Hearth code-hosting service, version ${escapeHtml(version)}. It speaks the Gitea API under <code>${escapeHtml(deps.config.rootUrl)}api/v1</code>
-and serves git over HTTP at <code>${escapeHtml(deps.config.rootUrl)}{owner}/{repo}.git</code>.</p>
-<ul>
-<li><a href="${base}api/swagger">API documentation</a></li>
-<li><a href="${base}swagger.v1.json">OpenAPI description (swagger.v1.json)</a></li>
-</ul>
-</body>
-</html>
-`;
   const swaggerPage = `<!DOCTYPE html>
 <html lang="en">
 <head><meta charset="utf-8"><title>${name} API</title><link rel="stylesheet" href="${base}api/swagger/ui/swagger-ui.css"></head>
@@ -49,9 +35,6 @@ and serves git over HTTP at <code>${escapeHtml(deps.config.rootUrl)}{owner}/{rep
 `;
   const start = `window.ui = SwaggerUIBundle({ url: ${JSON.stringify(`${base}swagger.v1.json`)}, dom_id: '#swagger-ui', deepLinking: true });\n`;
 
-  router.get('/', (_req, res) => {
-    res.set(pageHeaders).type('html').send(home);
-  });
   router.get('/api/swagger', (_req, res) => {
     res.set(pageHeaders).type('html').send(swaggerPage);
   });

@@ -25,8 +25,3 @@ function webErrors(error: unknown, _req: Request, res: Response, next: NextFunct
   const text = error.status === 404 ? 'Not found' : error.message;
   res.status(error.status).type('text/plain').send(`${text}\n`);
 }
-
-/** The last answer of the web process: what no route matched is a plain 404 (never Express's `Cannot GET`). */
-export function webNotFound(_req: Request, res: Response): void {
-  res.status(404).type('text/plain').send('Not found\n');
-}

@@ -25,6 +25,7 @@ import { IssueListOrder1732000016000 } from './1732000016000-issue-list-order.js
 import { EventMails1732000018400 } from './1732000018400-event-mails.js';
 import { OperatorMetrics1732000019400 } from './1732000019400-operator-metrics.js';
 import { CronTaskRuns1732000019600 } from './1732000019600-cron-task-runs.js';
+import { WebSessions1732000019800 } from './1732000019800-web-sessions.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -55,4 +56,5 @@ export const migrations = [
   EventMails1732000018400,
   OperatorMetrics1732000019400,
   CronTaskRuns1732000019600,
+  WebSessions1732000019800,
 ];

@@ -1,12 +1,12 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 
-/** Every `.ts` file under a folder, depth first. */
+/** Every `.ts` and `.tsx` file under a folder, depth first. */
 export function* sourceFiles(dir: string): Generator<string> {
   for (const entry of readdirSync(dir)) {
     const full = path.join(dir, entry);
     if (statSync(full).isDirectory()) yield* sourceFiles(full);
-    else if (full.endsWith('.ts')) yield full;
+    else if (/\.tsx?$/.test(full)) yield full;
   }
 }
 
@@ -34,7 +34,8 @@ export function relativeImports(file: string): RelativeImport[] {
   const found: RelativeImport[] = [];
   for (const match of text.matchAll(importPattern)) {
     const specifier = match[4] ?? match[5];
-    const target = path.normalize(path.join(path.dirname(file), specifier)).replace(/\.js$/, '.ts');
+    const source = path.normalize(path.join(path.dirname(file), specifier)).replace(/\.js$/, '.ts');
+    const target = existsSync(source) || !existsSync(`${source}x`) ? source : `${source}x`;
     const clause = match[3] ?? '';
     found.push({ target, clause, typeOnly: match[2] !== undefined || everyNameIsType(clause) });
   }

@@ -1,0 +1,9 @@
+import type { PageDefinition } from '../page.js';
+import { explorePages } from './explore.js';
+import { issuePages } from './issue.js';
+import { ownerPages } from './owner.js';
+import { repoHomePages } from './repo-home.js';
+import { signInPages } from './sign-in.js';
+
+/** The web face's page table, beside the API's route table; mounted after /api/v1, git and the download routes. */
+export const webPages: PageDefinition[] = [...signInPages, ...explorePages, ...ownerPages, ...repoHomePages, ...issuePages];
