@@ -103,6 +103,8 @@ function silentSocket(port: number): Promise<number> {
     const started = Date.now();
     const socket = net.connect(port, '127.0.0.1');
     socket.on('error', () => undefined);
+    // read what the server says (its SSH banner), so its closing is seen
+    socket.resume();
     socket.on('close', () => resolve(Date.now() - started));
   });
 }
@@ -265,4 +267,91 @@ test('deploy keys read or write their one repository; a stranger reads as missin
   const denied = await w.git(unknownKey.file, ['ls-remote', url(w, 'alice/secret.git')]);
   t.not(denied.code, 0);
   t.regex(denied.stderr, /Permission denied \(publickey\)/);
+});
+
+test('the wiki over SSH: clone, push served by the API, and the first push creating a wiki', async (t) => {
+  const w = await sshWorld(t);
+  const alice = await w.hearth.createUser('alice');
+  await build.repo(w.hearth, alice, { name: 'tool', autoInit: true });
+  await build.repo(w.hearth, alice, { name: 'blank', autoInit: true });
+  const key = w.newKey('alice-key');
+  t.is((await w.hearth.call('POST', '/user/keys', { auth: alice.basic, body: { title: 'laptop', key: key.pub } })).status, 201);
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+  const made = await w.hearth.call('POST', '/repos/alice/tool/wiki/new', { auth: alice.basic, body: { title: 'Home', content_base64: b64('# Home\n') } });
+  t.is(made.status, 201);
+
+  const cloned = await w.git(key.file, ['clone', '--quiet', url(w, 'alice/tool.wiki.git'), 'wiki']);
+  t.is(cloned.code, 0, cloned.stderr);
+  const clone = path.join(w.home, 'wiki');
+  t.is(readFileSync(path.join(clone, 'Home.md'), 'utf8'), '# Home\n');
+  writeFileSync(path.join(clone, 'Over-SSH.md'), 'pushed over ssh\n');
+  await w.git(key.file, ['add', 'Over-SSH.md'], clone);
+  await w.git(key.file, ['commit', '--quiet', '-m', 'a page over ssh'], clone);
+  const pushed = await w.git(key.file, ['push', 'origin', 'master'], clone);
+  t.is(pushed.code, 0, pushed.stderr);
+  const head = (await w.git(key.file, ['rev-parse', 'HEAD'], clone)).stdout.toString().trim();
+  const page = await w.hearth.call('GET', '/repos/alice/tool/wiki/page/Over-SSH');
+  t.is(page.status, 200);
+  t.like(page.body, { content_base64: b64('pushed over ssh\n'), last_commit: { sha: head } });
+  t.is(await refOnServer(w.hearth, 'alice', 'tool', 'refs/heads/master'), null, 'the repository itself is untouched');
+
+  const fresh = path.join(w.home, 'fresh');
+  t.is((await w.git(key.file, ['init', '--quiet', '--initial-branch=master', fresh])).code, 0);
+  writeFileSync(path.join(fresh, 'Home.md'), 'fresh\n');
+  await w.git(key.file, ['add', 'Home.md'], fresh);
+  await w.git(key.file, ['commit', '--quiet', '-m', 'first'], fresh);
+  const first = await w.git(key.file, ['push', url(w, 'alice/blank.wiki'), 'master'], fresh);
+  t.is(first.code, 0, first.stderr);
+  t.like((await w.hearth.call('GET', '/repos/alice/blank/wiki/page/Home')).body, { content_base64: b64('fresh\n'), commit_count: 1 });
+});
+
+test('limits: login grace time, idle timeout, sessions per key and in all; a flood beyond the cap leaves a running fetch whole', async (t) => {
+  const w = await sshWorld(t, {
+    HEARTH__server__SSH_LOGIN_GRACE_TIME: '2', HEARTH__server__SSH_IDLE_TIMEOUT: '2',
+    HEARTH__server__SSH_MAX_SESSIONS: '4', HEARTH__server__SSH_MAX_SESSIONS_PER_KEY: '2',
+  });
+  const alice = await w.hearth.createUser('alice');
+  await build.repo(w.hearth, alice, { name: 'tools', autoInit: true });
+  const head = await refOnServer(w.hearth, 'alice', 'tools', 'refs/heads/main');
+  const key = w.newKey('alice-key');
+  const other = w.newKey('alice-other');
+  for (const pub of [key.pub, other.pub]) t.is((await w.hearth.call('POST', '/user/keys', { auth: alice.basic, body: { title: pub.slice(-9), key: pub } })).status, 201);
+
+  // a connection that never authenticates is closed after the grace time
+  const silent = await silentSocket(w.port);
+  t.true(silent >= 1500 && silent < 6000, `closed after ${silent} ms`);
+
+  // an authenticated connection with nothing running is closed after the idle timeout
+  const idleStarted = Date.now();
+  const idle = await ssh(w, key.file, ['-N']);
+  t.not(idle.code, 0);
+  t.true(Date.now() - idleStarted >= 1500, 'not before the idle timeout');
+
+  // two sessions of one key at once; the third is refused, another key is not
+  const held = [await heldFetch(w, key.file, 'alice/tools'), await heldFetch(w, key.file, 'alice/tools.git')];
+  const third = await w.git(key.file, ['ls-remote', url(w, 'alice/tools')]);
+  t.not(third.code, 0);
+  t.regex(third.stderr, /Permission denied \(publickey\)/);
+  const otherKey = await w.git(other.file, ['ls-remote', url(w, 'alice/tools'), 'refs/heads/main']);
+  t.is(otherKey.code, 0, otherKey.stderr);
+
+  // a flood while two fetches run: the cap (4) holds, the rest are closed at once, the fetches finish
+  const flood = Array.from({ length: 12 }, () => silentSocket(w.port));
+  for (const deadline = Date.now() + 3000; Date.now() < deadline && w.server.load().connections < 4; ) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.is(w.server.load().connections, 4, 'the running fetches and two of the flood');
+  const refused = await w.git(other.file, ['ls-remote', url(w, 'alice/tools')]);
+  t.not(refused.code, 0, 'no room while the flood holds the cap');
+  const kept = (await Promise.all(flood)).sort((a, b) => a - b);
+  t.true(kept.slice(0, 10).every((ms) => ms < 1000), `refused at once: ${kept.join(', ')}`);
+  t.true(kept.slice(10).every((ms) => ms >= 1500), `the two admitted waited for the grace time: ${kept.join(', ')}`);
+  for (const fetch of held) {
+    const done = await fetch.finish();
+    t.is(done.code, 0);
+    t.true(done.stdout.includes(`${head} HEAD`), 'the advertisement came whole');
+  }
+  // the server sees the clients' connections close a moment after the clients exit
+  for (const deadline = Date.now() + 5000; Date.now() < deadline && w.server.load().connections > 0; ) await new Promise((resolve) => setTimeout(resolve, 50));
+  t.deepEqual(w.server.load(), { connections: 0, transfers: 0 });
+  const cloned = await w.git(key.file, ['clone', '--quiet', url(w, 'alice/tools'), 'after']);
+  t.is(cloned.code, 0, cloned.stderr);
 });
