@@ -83,6 +83,8 @@ export function createSshServer(deps: Deps, hooks: SshServerHooks = {}): SshServ
       sockets.delete(address);
     });
     socket.on('error', () => undefined);
+    socket.setNoDelay(true);
+    gatherWrites(socket);
     server.injectSocket(socket);
   });
   const graceTimers = new WeakMap<Socket, NodeJS.Timeout>();
@@ -233,8 +235,17 @@ export function createSshServer(deps: Deps, hooks: SshServerHooks = {}): SshServ
     log.exit = code;
     channel.unpipe(input);
     if (!channel.destroyed) {
+      // the command counts as running until the client has closed the channel: a drain ends connections only then
+      const closed = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 5000);
+        channel.once('close', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
       channel.exit(code);
       channel.end();
+      await closed;
     }
     const ms = Date.now() - started;
     deps.log.info({ ...log, durationMs: ms }, 'ssh session');
@@ -257,6 +268,27 @@ export function createSshServer(deps: Deps, hooks: SshServerHooks = {}): SshServ
     }),
     load: () => ({ connections: sockets.size, transfers }),
   };
+}
+
+/**
+ * ssh2 writes every packet in three or four pieces (length, payload, MAC): corked until the end of the tick, they
+ * leave in one writev. Without this and with Nagle's algorithm off, each piece would be a TCP segment of its own;
+ * with Nagle on, the handshake's small packets wait for delayed ACKs (tens of milliseconds per round trip).
+ */
+function gatherWrites(socket: Socket): void {
+  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+  let corked = false;
+  socket.write = ((...args: unknown[]) => {
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    return write(...args);
+  }) as typeof socket.write;
 }
 
 /** The words a client is told; a missing and an invisible repository read the same. */
