@@ -234,6 +234,9 @@ export function createSshServer(deps: Deps, hooks: SshServerHooks = {}): SshServ
     }
     log.exit = code;
     channel.unpipe(input);
+    const ms = Date.now() - started;
+    deps.log.info({ ...log, durationMs: ms }, 'ssh session');
+    if (ran) hooks.onTransfer?.({ service: ran, protocol: 'ssh', bytes: log.bytesIn + log.bytesOut, ms });
     if (!channel.destroyed) {
       // the command counts as running until the client has closed the channel: a drain ends connections only then
       const closed = new Promise<void>((resolve) => {
@@ -247,9 +250,6 @@ export function createSshServer(deps: Deps, hooks: SshServerHooks = {}): SshServ
       channel.end();
       await closed;
     }
-    const ms = Date.now() - started;
-    deps.log.info({ ...log, durationMs: ms }, 'ssh session');
-    if (ran) hooks.onTransfer?.({ service: ran, protocol: 'ssh', bytes: log.bytesIn + log.bytesOut, ms });
   }
 
   return {
