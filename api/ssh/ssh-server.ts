@@ -106,6 +106,7 @@ export function createSshServer(deps: Deps, hooks: SshServerHooks = {}): SshServ
     let running = 0;
     let lastActive = Date.now();
     let idle: NodeJS.Timeout | undefined;
+    const gone = new Promise<void>((resolve) => client.once('close', () => resolve()));
     const touch = (): void => {
       lastActive = Date.now();
     };
@@ -164,7 +165,7 @@ export function createSshServer(deps: Deps, hooks: SshServerHooks = {}): SshServ
           running++;
           transfers++;
           touch();
-          void serve(channel, info.command, env, holder!, fingerprint, touch).finally(() => {
+          void serve(channel, info.command, env, holder!, fingerprint, touch, gone).finally(() => {
             running--;
             transfers--;
             touch();
@@ -195,7 +196,7 @@ export function createSshServer(deps: Deps, hooks: SshServerHooks = {}): SshServ
   });
 
   /** One git command on one channel, logged when it ends. */
-  async function serve(channel: ServerChannel, line: string, env: Record<string, string>, holder: KeyHolder, fingerprint: string, touch: () => void): Promise<void> {
+  async function serve(channel: ServerChannel, line: string, env: Record<string, string>, holder: KeyHolder, fingerprint: string, touch: () => void, gone: Promise<void>): Promise<void> {
     const started = Date.now();
     const log: SessionLog = { fingerprint, user: holder.kind === 'user' ? holder.user.name : `deploy-key-${holder.keyId}`, bytesIn: 0, bytesOut: 0 };
     const input = new Transform({
@@ -238,13 +239,16 @@ export function createSshServer(deps: Deps, hooks: SshServerHooks = {}): SshServ
     deps.log.info({ ...log, durationMs: ms }, 'ssh session');
     if (ran) hooks.onTransfer?.({ service: ran, protocol: 'ssh', bytes: log.bytesIn + log.bytesOut, ms });
     if (!channel.destroyed) {
-      // the command counts as running until the client has closed the channel: a drain ends connections only then
+      // the command counts as running until the client has closed the channel (or the connection): a drain ends
+      // connections only then
       const closed = new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 5000);
-        channel.once('close', () => {
+        const done = (): void => {
           clearTimeout(timer);
           resolve();
-        });
+        };
+        channel.once('close', done);
+        void gone.then(done);
       });
       channel.exit(code);
       channel.end();

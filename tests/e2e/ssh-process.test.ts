@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
@@ -112,4 +112,22 @@ test('npm start runs the ssh process: restarted when it dies; on SIGTERM a runni
   t.regex(refs, /refs\/heads\/main/);
   t.is(await within(30_000, running.exited), 0, running.output.join(''));
   t.deepEqual(await survivors(descendants), [], 'nothing left running');
+});
+
+test('a busy SSH port stops the start with one line, as a busy HTTP port does', async (t) => {
+  t.timeout(60_000);
+  const busy = createServer();
+  await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => busy.close());
+  const busyPort = (busy.address() as { port: number }).port;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hearth-ssh-busy-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const running = launch({
+    ...process.env, DATABASE_URL: await cloneDatabase(), PORT: String(await freePort()), HEARTH_DATA_DIR: dir, LOG_LEVEL: 'warn',
+    HEARTH__server__SSH_LISTEN_PORT: String(busyPort), HEARTH__server__SSH_LISTEN_HOST: '127.0.0.1',
+  });
+  t.is(await within(40_000, running.exited), 1, running.output.join(''));
+  t.deepEqual(running.stderr.join('').trim().split('\n'), [
+    `hearth: cannot start: [server] SSH_LISTEN_PORT=${busyPort}: another process already listens on this port; stop it or choose another [server] SSH_LISTEN_PORT`,
+  ]);
 });

@@ -350,8 +350,59 @@ test('limits: login grace time, idle timeout, sessions per key and in all; a flo
     t.true(done.stdout.includes(`${head} HEAD`), 'the advertisement came whole');
   }
   // the server sees the clients' connections close a moment after the clients exit
-  for (const deadline = Date.now() + 5000; Date.now() < deadline && w.server.load().connections > 0; ) await new Promise((resolve) => setTimeout(resolve, 50));
+  for (const deadline = Date.now() + 5000; Date.now() < deadline && (w.server.load().connections > 0 || w.server.load().transfers > 0); ) await new Promise((resolve) => setTimeout(resolve, 50));
   t.deepEqual(w.server.load(), { connections: 0, transfers: 0 });
   const cloned = await w.git(key.file, ['clone', '--quiet', url(w, 'alice/tools'), 'after']);
   t.is(cloned.code, 0, cloned.stderr);
+});
+
+/** Authentication with the ssh2 client by password or keyboard-interactive: the error it ends with. */
+function authWithout(w: SshWorld, options: { password?: string; tryKeyboard?: boolean }): Promise<string> {
+  return new Promise((resolve) => {
+    const client = new ssh2.Client();
+    client.on('keyboard-interactive', (_name, _instructions, _lang, prompts, finish) => finish(prompts.map(() => 'secret')));
+    client.on('ready', () => {
+      client.end();
+      resolve('accepted');
+    });
+    client.on('error', (error) => resolve(error.message));
+    client.connect({ host: '127.0.0.1', port: w.port, username: 'git', hostVerifier: () => true, ...options });
+  });
+}
+
+test('passwords and keyboard-interactive are refused, so are keys of users who may not sign in; subsystems get the greeting; port forwarding is refused', async (t) => {
+  const w = await sshWorld(t);
+  const root = await w.hearth.createUser('root', { admin: true });
+  const alice = await w.hearth.createUser('alice');
+  await build.repo(w.hearth, alice, { name: 'tools', autoInit: true });
+  const key = w.newKey('alice-key');
+  t.is((await w.hearth.call('POST', '/user/keys', { auth: alice.basic, body: { title: 'laptop', key: key.pub } })).status, 201);
+
+  t.regex(await authWithout(w, { password: 'alice-password' }), /All configured authentication methods failed/);
+  t.regex(await authWithout(w, { tryKeyboard: true }), /All configured authentication methods failed/);
+  const subsystem = await ssh(w, key.file, ['-s', 'sftp']);
+  t.is(subsystem.code, 1);
+  t.regex(subsystem.stderr, /Hi there, alice! You've successfully authenticated, but Hearth does not provide shell access\./);
+  const forward = await ssh(w, key.file, ['-N', '-o', 'ExitOnForwardFailure=yes', '-R', `127.0.0.1:${await freePort()}:127.0.0.1:${w.port}`]);
+  t.not(forward.code, 0, 'port forwarding is refused');
+  t.regex(forward.stderr, /remote port forwarding failed/);
+
+  t.is((await w.git(key.file, ['ls-remote', url(w, 'alice/tools')])).code, 0);
+  for (const change of [{ prohibit_login: true }, { prohibit_login: false, active: false }]) {
+    t.is((await w.hearth.call('PATCH', '/admin/users/alice', { auth: root.basic, body: { login_name: 'alice', source_id: 0, ...change } })).status, 200);
+    const refused = await w.git(key.file, ['ls-remote', url(w, 'alice/tools')]);
+    t.not(refused.code, 0, JSON.stringify(change));
+    t.regex(refused.stderr, /Permission denied \(publickey\)/);
+  }
+});
+
+test('ssh_url: git@host:owner/repo.git on port 22, empty when SSH is disabled', async (t) => {
+  const on22 = await startHearth(t, { HEARTH__server__SSH_PORT: '22', HEARTH__server__SSH_DOMAIN: 'git.example.com' });
+  const alice = await on22.createUser('alice');
+  await build.repo(on22, alice, { name: 'tools' });
+  t.is((await on22.call('GET', '/repos/alice/tools')).body.ssh_url, 'git@git.example.com:alice/tools.git');
+  const off = await startHearth(t, { HEARTH__server__DISABLE_SSH: 'true' });
+  const bob = await off.createUser('bob');
+  await build.repo(off, bob, { name: 'tools' });
+  t.is((await off.call('GET', '/repos/bob/tools')).body.ssh_url, '');
 });
