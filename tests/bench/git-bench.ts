@@ -30,6 +30,8 @@ export interface GitTarget {
   dir: string;
   /** The Hearth process, whose memory is read after each figure. */
   rss: () => number;
+  /** The same repository over Hearth's SSH server: its URL, the ssh command git runs, the ssh process's memory. */
+  ssh?: { url: string; command: string; rss: () => number };
 }
 
 export interface GitHistory {
@@ -125,15 +127,12 @@ async function packMiB(home: string, dir: string): Promise<number> {
   return Math.round((kib / 1024) * 10) / 10;
 }
 
-/**
- * Runs every git figure in `work` (left for the caller to remove): the initial push of the whole history, three
- * bare clones from each side, and three pushes of one new commit each.
- */
 /** The benchmark's git user (its HOME under `work`) and the generated history in `work/source.git`. */
-async function generateHistory(work: string): Promise<{ home: string; source: string; history: GitHistory; tip: string }> {
+async function generateHistory(work: string, sshCommand?: string): Promise<{ home: string; source: string; history: GitHistory; tip: string }> {
   const home = path.join(work, 'home');
   mkdirSync(home, { recursive: true });
-  writeFileSync(path.join(home, '.gitconfig'), '[user]\n\tname = Bench Author\n\temail = author@example.com\n[init]\n\tdefaultBranch = main\n');
+  const ssh = sshCommand ? `[core]\n\tsshCommand = ${sshCommand}\n` : '';
+  writeFileSync(path.join(home, '.gitconfig'), `[user]\n\tname = Bench Author\n\temail = author@example.com\n[init]\n\tdefaultBranch = main\n${ssh}`);
   const source = path.join(work, 'source.git');
   await runGit(home, ['init', '--quiet', '--bare', source]);
   await runGit(home, ['--git-dir', source, 'fast-import', '--quiet'], historyStream());
@@ -148,14 +147,19 @@ export async function pushHistory(work: string, target: GitTarget): Promise<GitH
   return history;
 }
 
+/**
+ * Runs every git figure in `work` (left for the caller to remove): the initial push of the whole history, three
+ * bare clones from each side (file://, HTTP and, with `target.ssh`, SSH), and three pushes of one new commit each
+ * over HTTP and SSH, each beside the same push to a local repository.
+ */
 export async function measureGit(work: string, target: GitTarget): Promise<{ history: GitHistory; figures: GitFigure[] }> {
-  const { home, source, history, tip } = await generateHistory(work);
+  const { home, source, history, tip } = await generateHistory(work, target.ssh?.command);
 
   const figures: GitFigure[] = [];
-  const record = (name: string, hearth: number[], baseline: number[]): void => {
+  const record = (name: string, hearth: number[], baseline: number[], rss = target.rss): void => {
     const seconds = median(hearth);
     const baselineSeconds = median(baseline);
-    figures.push({ name, seconds, baselineSeconds, timeRatioToBaseline: seconds / baselineSeconds, runs: hearth.length, serverRssMiB: target.rss() });
+    figures.push({ name, seconds, baselineSeconds, timeRatioToBaseline: seconds / baselineSeconds, runs: hearth.length, serverRssMiB: rss() });
   };
 
   // The baseline repository is also where the baseline's incremental pushes go.
@@ -167,9 +171,11 @@ export async function measureGit(work: string, target: GitTarget): Promise<{ his
   await assertHead(home, target.dir, tip, 'initial push to Hearth');
   record(`git push, initial (${commitCount} commits, ${fileCount} files)`, [hearthInitial], [localInitial]);
 
-  const clones = { hearth: [] as number[], local: [] as number[] };
+  const clones = { hearth: [] as number[], local: [] as number[], ssh: [] as number[] };
+  const sides: Array<['local' | 'hearth' | 'ssh', string]> = [['local', `file://${target.dir}`], ['hearth', target.url]];
+  if (target.ssh) sides.push(['ssh', target.ssh.url]);
   for (let i = 0; i < repeats; i++) {
-    for (const [side, url] of [['local', `file://${target.dir}`], ['hearth', target.url]] as const) {
+    for (const [side, url] of sides) {
       const dest = path.join(work, `clone-${side}-${i}.git`);
       clones[side].push(await timeGit(home, ['clone', '--quiet', '--bare', url, dest]));
       await assertHead(home, dest, tip, `clone from ${side}`);
@@ -177,19 +183,25 @@ export async function measureGit(work: string, target: GitTarget): Promise<{ his
     }
   }
   record('git clone --bare, whole history', clones.hearth, clones.local);
+  if (target.ssh) record('git clone --bare over SSH, whole history', clones.ssh, clones.local, target.ssh.rss);
 
   const checkout = path.join(work, 'checkout');
   await runGit(home, ['clone', '--quiet', `file://${source}`, checkout]);
-  const pushes = { hearth: [] as number[], local: [] as number[] };
-  for (let i = 0; i < repeats; i++) {
-    writeFileSync(path.join(checkout, filePath(i)), fileText(i, 1000 + i));
-    await runGit(home, ['-C', checkout, 'commit', '--quiet', '-am', `Incremental change ${i + 1}`]);
-    pushes.hearth.push(await timeGit(home, ['-C', checkout, 'push', '--quiet', target.url, 'HEAD:refs/heads/main']));
-    pushes.local.push(await timeGit(home, ['-C', checkout, 'push', '--quiet', `file://${local}`, 'HEAD:refs/heads/main']));
+  const pushes = { hearth: [] as number[], local: [] as number[], ssh: [] as number[], sshLocal: [] as number[] };
+  const pushOne = async (n: number, url: string, times: number[], localTimes: number[], what: string): Promise<void> => {
+    writeFileSync(path.join(checkout, filePath(n)), fileText(n, 1000 + n));
+    await runGit(home, ['-C', checkout, 'commit', '--quiet', '-am', `Incremental change ${n + 1}`]);
+    times.push(await timeGit(home, ['-C', checkout, 'push', '--quiet', url, 'HEAD:refs/heads/main']));
+    localTimes.push(await timeGit(home, ['-C', checkout, 'push', '--quiet', `file://${local}`, 'HEAD:refs/heads/main']));
     const pushed = await headOf(home, path.join(checkout, '.git'));
-    await assertHead(home, target.dir, pushed, 'incremental push to Hearth');
+    await assertHead(home, target.dir, pushed, `incremental push to Hearth ${what}`);
     await assertHead(home, local, pushed, 'incremental push to the local repository');
+  };
+  for (let i = 0; i < repeats; i++) {
+    await pushOne(2 * i, target.url, pushes.hearth, pushes.local, 'over HTTP');
+    if (target.ssh) await pushOne(2 * i + 1, target.ssh.url, pushes.ssh, pushes.sshLocal, 'over SSH');
   }
   record('git push, one new commit', pushes.hearth, pushes.local);
+  if (target.ssh) record('git push over SSH, one new commit', pushes.ssh, pushes.sshLocal, target.ssh.rss);
   return { history, figures };
 }

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -23,7 +23,7 @@ import type { Tx } from '../../db/data-source.js';
 import type { RepoRow } from '../../db/models/repos/repo-row.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import { buildServices, type Services } from '../../db/services.js';
-import { measureGit, pushHistory, type GitFigure, type GitHistory } from './git-bench.js';
+import { measureGit, pushHistory, type GitFigure, type GitHistory, type GitTarget } from './git-bench.js';
 import { measureMirrors } from './mirror-bench.js';
 import { measureNpmInstall, type NpmInstallFigure } from './npm-bench.js';
 import { measurePackages, type PackageFigure } from './package-bench.js';
@@ -34,12 +34,12 @@ import { addKeptJobs, addMetricsFigures, checkScrape } from './ops-bench.js';
 
 /**
  * `npm run bench`: Hearth's hot read paths under load, each beside a same-run baseline (bare Express 5 and
- * one primary-key query with `pg`), then git transport over Hearth's smart HTTP beside git between local
+ * one primary-key query with `pg`), then git transport over Hearth's smart HTTP and SSH beside git between local
  * repositories (git-bench.ts). Every server and every load generator is its own process.
  * Then a 100 MiB generic package file up and down beside the same bytes written and read on disk (package-bench.ts),
  * and `npm install` of a package with 200 versions beside installing its tarball from a file (npm-bench.ts).
  * BENCH_DURATION (seconds, default 10) sets each HTTP figure's run; DATABASE_URL selects an external server;
- * BENCH_PACKAGE_MIB the package file's size; `npm run bench -- packages` runs the package figures alone, `-- mirrors` the
+ * BENCH_PACKAGE_MIB the package file's size; `npm run bench -- ssh` runs the git figures alone (file://, HTTP and SSH), `-- packages` runs the package figures alone, `-- mirrors` the
  * migration and mirror-sync figures, `-- pulls` the pull request ones.
  */
 const self = fileURLToPath(import.meta.url);
@@ -209,6 +209,52 @@ async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   return worker;
 }
 
+/**
+ * The ssh process (api/ssh/server.ts) once it says it is ready, a key for the bench user added through the API, and
+ * the git figures' SSH target: the pushed repository's URL and an OpenSSH command pinned to the generated host key.
+ */
+async function startSsh(env: NodeJS.ProcessEnv, scratch: string, hearthPort: number, token: string): Promise<{ child: ChildProcess; ssh: NonNullable<GitTarget['ssh']> }> {
+  const port = await freePort();
+  // BENCH_SSH_NODE_ARGS: Node options for the ssh process alone, e.g. `--cpu-prof --cpu-prof-dir=/tmp/ssh-profile`
+  const nodeArgs = (process.env.BENCH_SSH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'api/ssh/server.ts'], {
+    cwd: root, env: { ...env, LOG_LEVEL: 'info', HEARTH__server__SSH_LISTEN_PORT: String(port), HEARTH__server__SSH_LISTEN_HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let seen = '';
+    const listen = (chunk: Buffer): void => {
+      seen += chunk.toString();
+      if (!seen.includes('ssh ready')) return;
+      child.stdout!.off('data', listen);
+      child.stdout!.resume();
+      resolve();
+    };
+    child.stdout!.on('data', listen);
+    child.once('exit', (code) => reject(new Error(`the ssh process exited with ${code}`)));
+  });
+  const keyFile = path.join(scratch, 'bench-ssh-key');
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'bench', '-f', keyFile]);
+  const added = await fetch(`http://127.0.0.1:${hearthPort}/api/v1/user/keys`, {
+    method: 'POST', headers: { Authorization: `token ${token}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ title: 'bench', key: readFileSync(`${keyFile}.pub`, 'utf8').trim() }),
+  });
+  if (added.status !== 201) throw new Error(`adding the bench SSH key answered ${added.status}`);
+  const hostKey = readFileSync(path.join(scratch, 'ssh', 'hearth.ed25519.pub'), 'utf8').trim().split(' ').slice(0, 2).join(' ');
+  const knownHosts = path.join(scratch, 'bench-known-hosts');
+  writeFileSync(knownHosts, `[127.0.0.1]:${port} ${hostKey}\n`);
+  const command = `ssh -F /dev/null -i ${keyFile} -o IdentitiesOnly=yes -o IdentityAgent=none -o UserKnownHostsFile=${knownHosts} -o StrictHostKeyChecking=yes -o BatchMode=yes`;
+  return { child, ssh: { url: `ssh://git@127.0.0.1:${port}/${username}/${repos.pushed}.git`, command, rss: () => rssMiB(child.pid!) } };
+}
+
+/** The aim for git over SSH: a clone within 1.3× of file:// and no more than 10 % slower than over HTTP. */
+function printSshAim(git: GitFigure[]): void {
+  const http = git.find((f) => f.name === 'git clone --bare, whole history');
+  const ssh = git.find((f) => f.name === 'git clone --bare over SSH, whole history');
+  if (!http || !ssh) return;
+  console.log(`\nSSH clone: ${ssh.timeRatioToBaseline.toFixed(2)}× the time of file:// (aim ≤ 1.30×), ` +
+    `${(ssh.seconds / http.seconds).toFixed(2)}× the time over HTTP (aim ≤ 1.10×)`);
+}
+
 async function stopServer(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -366,11 +412,21 @@ async function main(): Promise<void> {
     const pushUrl = new URL(`${username}/${repos.pushed}.git`, `http://127.0.0.1:${ports.hearth}/`);
     pushUrl.username = username;
     pushUrl.password = token;
-    const gitTarget = { url: pushUrl.toString(), dir: services.git.pathOf(username, repos.pushed), rss: () => rssMiB(hearth.pid!) };
+    const gitTarget: GitTarget = { url: pushUrl.toString(), dir: services.git.pathOf(username, repos.pushed), rss: () => rssMiB(hearth.pid!) };
     const mirrorFigures = () => measureMirrors(path.join(scratch, 'git-bench'), {
       rootUrl: `http://127.0.0.1:${ports.hearth}/`, username, token, sourceRepo: repos.pushed, sourceDir: gitTarget.dir, databaseUrl: benchUrl!,
       rss: gitTarget.rss,
     });
+    // `npm run bench -- ssh` (or `-- git`): the git figures alone, over file://, HTTP and SSH
+    if (process.argv[2] === 'ssh' || process.argv[2] === 'git') {
+      const sshd = await startSsh(env, scratch, ports.hearth, token);
+      children.push(sshd.child);
+      const git = await measureGit(path.join(scratch, 'git-bench'), { ...gitTarget, ssh: sshd.ssh });
+      printTable([], git.figures);
+      printSshAim(git.figures);
+      console.log(`written to ${path.relative(root, writeResults([], git, seconds, {}))}; ${os.cpus().length} CPUs, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+      return;
+    }
     // `npm run bench -- mirrors`: the 2,000-commit history pushed (untimed), then the migration and sync figures alone
     if (process.argv[2] === 'mirrors') {
       const history = await pushHistory(path.join(scratch, 'git-bench'), gitTarget);
@@ -465,7 +521,9 @@ async function main(): Promise<void> {
       console.log(`written to ${path.relative(root, writeResults(figures, null, seconds, {}))}; load average ${os.loadavg()[0].toFixed(1)}`);
       return;
     }
-    const git = await measureGit(path.join(scratch, 'git-bench'), gitTarget);
+    const sshd = await startSsh(env, scratch, ports.hearth, token);
+    children.push(sshd.child);
+    const git = await measureGit(path.join(scratch, 'git-bench'), { ...gitTarget, ssh: sshd.ssh });
     const webhooks = await measureWebhooks(webhookRun);
     // A worker runs the migration and sync jobs (branch syncs of the pushes above run in it too).
     children.push(await startWorker(env));
@@ -476,6 +534,7 @@ async function main(): Promise<void> {
     await Promise.all(children.splice(0).map(stopServer));
     const start = await measureStart(root);
     printTable(figures, [...git.figures, ...pulls]);
+    printSshAim(git.figures);
     printPackages(packages, npmInstall);
     printStart(start);
     printWebhooks(webhooks);
