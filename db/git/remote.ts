@@ -24,7 +24,8 @@ const mirrorRefspecs = ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'
  */
 function remoteOptions(remote: RemoteAccess, timeoutMs: number): { args: string[]; env: Record<string, string> } {
   const args = ['-c', 'http.followRedirects=false', '-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${Math.max(1, Math.ceil(timeoutMs / 1000))}`];
-  if (remote.pin) {
+  // an address literal is connected to as it is (no lookup to pin; and curl cannot read an IPv6 host in --resolve)
+  if (remote.pin && !isIP(remote.pin.host)) {
     const address = isIP(remote.pin.address) === 6 ? `[${remote.pin.address}]` : remote.pin.address;
     args.push('-c', `http.curloptResolve=${remote.pin.host}:${remote.pin.port}:${address}`);
   }
