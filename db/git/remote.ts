@@ -20,10 +20,11 @@ const mirrorRefspecs = ['+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'
 
 /**
  * git's options for a remote: no redirects, the pinned address, and curl's low-speed limit (below 1 byte a second for
- * the whole timeout ends the transfer), so that a git left running by a worker that was killed still ends by itself.
+ * half a minute past the timeout ends the transfer), so that a git left running by a worker that was killed still
+ * ends by itself from a silent remote; the timeout itself is the caller's (the process group is killed).
  */
 function remoteOptions(remote: RemoteAccess, timeoutMs: number): { args: string[]; env: Record<string, string> } {
-  const args = ['-c', 'http.followRedirects=false', '-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${Math.max(1, Math.ceil(timeoutMs / 1000))}`];
+  const args = ['-c', 'http.followRedirects=false', '-c', 'http.lowSpeedLimit=1', '-c', `http.lowSpeedTime=${Math.ceil(timeoutMs / 1000) + 30}`];
   // an address literal is connected to as it is (no lookup to pin; and curl cannot read an IPv6 host in --resolve)
   if (remote.pin && !isIP(remote.pin.host)) {
     const address = isIP(remote.pin.address) === 6 ? `[${remote.pin.address}]` : remote.pin.address;

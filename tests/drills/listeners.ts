@@ -94,6 +94,8 @@ export async function startHungRemote(kind: 'silent' | 'trickle'): Promise<Liste
   const sockets = new Set<net.Socket>();
   const listener: Listener = { port: 0, accepted: 0, open: 0, close: async () => undefined };
   const server = net.createServer((socket) => {
+    // the request is read (and dropped), so that the other side's close is seen
+    socket.resume();
     if (kind === 'silent') return;
     const text = 'HTTP/1.1 200 OK\r\nContent-Type: application/x-git-upload-pack-advertisement\r\nX-Drill: ' + 'x'.repeat(100_000);
     let at = 0;
