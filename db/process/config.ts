@@ -196,9 +196,9 @@ export const sections = {
     blockedDomains: key('BLOCKED_DOMAINS', setting.list.default([])),
   }),
   'git.timeout': section({
-    /** Seconds each git command of a migration (clone, wiki, remote HEAD) may take; then it is killed and the migration fails. */
+    /** Seconds each git command of a migration (clone, wiki, remote HEAD) may take, and the reading of the source's API; then it is killed (with every process it started) and the migration fails with the reason. */
     migrate: key('MIGRATE', setting.seconds.pipe(z.number().min(1)).default(600)),
-    /** Seconds a pull mirror's fetch or a push mirror's push may take; then it is killed and the failure recorded. */
+    /** Seconds a pull mirror's fetch or a push mirror's push may take; then it is killed (with every process it started) and the reason recorded as the mirror's last error. */
     mirror: key('MIRROR', setting.seconds.pipe(z.number().min(1)).default(300)),
   }),
   mirror: section({
