@@ -4,7 +4,7 @@ import type { TestHearth, TestUser } from '../helpers/hearth.js';
 import { processRows } from '../helpers/processes.js';
 import { remote } from '../git/git-client.js';
 import { until, type DrillEnv } from './drill.js';
-import { startHungRemote, type Listener } from './listeners.js';
+import { startApiHangingRelay, startHungRemote } from './listeners.js';
 
 /**
  * The hung remote drill: a migration, a pull-mirror sync and a push-mirror push against a remote that accepts the
@@ -115,6 +115,30 @@ async function drillRemote(env: DrillEnv, scene: Scene, kind: 'silent' | 'trickl
   await hearth.store.db.query(`DELETE FROM pgboss.job WHERE name = 'push-mirror' AND state = 'retry'`);
 }
 
+/** A migration (service gitea, with issues) whose clone works and whose source API never answers: ends within MIGRATE. */
+async function drillSourceApi(env: DrillEnv, scene: Scene): Promise<void> {
+  const { log } = env;
+  const { hearth, alice, timeoutS } = scene;
+  const relay = await startApiHangingRelay(Number(new URL(hearth.rootUrl).port));
+  env.teardown(() => relay.close());
+  log.step(`source API that never answers (git served) on 127.0.0.1:${relay.port}: a migration with service gitea and issues`);
+  const started = Date.now();
+  const made = await hearth.call('POST', '/repos/migrate', {
+    auth: alice.bearer, body: { clone_addr: `http://127.0.0.1:${relay.port}/alice/source.git`, repo_name: 'copy-api', service: 'gitea', issues: true, labels: true },
+  });
+  log.check(made.status === 201, 'migration from the hanging API accepted', String(made.status));
+  const task = await until((timeoutS + 15) * 1000, async () => {
+    const [row] = await hearth.store.db.query<{ status: string; message: string }>(`SELECT status, message FROM migration_task WHERE repo_name = 'copy-api' AND status IN ('failed', 'finished')`);
+    return row;
+  });
+  const took = Date.now() - started;
+  log.check(task?.status === 'failed' && /source API did not answer/.test(task.message) && took <= (timeoutS + (env.short ? 6 : 10)) * 1000,
+    'migration whose source API hangs ended within [git.timeout] MIGRATE, the reason on its task', `${seconds(took)} s ${JSON.stringify(task)}`);
+  log.figure('source API: migration ended after (s)', seconds(took));
+  const closed = await until(5_000, async () => relay.apiOpen() === 0);
+  log.check(closed, 'every connection to the hanging API closed', `${relay.apiOpen()} still open`);
+}
+
 export async function hungDrill(env: DrillEnv): Promise<void> {
   const timeoutS = env.short ? 2 : 10;
   const hearth = await env.startHearth({
@@ -134,6 +158,7 @@ export async function hungDrill(env: DrillEnv): Promise<void> {
   const scene: Scene = { hearth, alice, timeoutS };
   await drillRemote(env, scene, 'silent');
   await drillRemote(env, scene, 'trickle');
+  await drillSourceApi(env, scene);
   env.log.figure('checks', env.log.checks);
   env.log.figure('findings', env.log.findings.length);
 }

@@ -1,4 +1,4 @@
-import { createServer as createHttpServer } from 'node:http';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import net from 'node:net';
 
 /** A TCP listener of the drill's: how many connections it took, how many are still open. */
@@ -104,6 +104,34 @@ export async function startHungRemote(kind: 'silent' | 'trickle'): Promise<Liste
       socket.write(text[at++ % text.length]);
     }, 1000);
     socket.on('close', () => clearInterval(timer));
+  });
+  track(server, listener, sockets);
+  listener.port = await listenAll([{ server, host: '127.0.0.1' }]);
+  listener.close = closer([server], sockets);
+  return listener;
+}
+
+/**
+ * An HTTP relay to Hearth on 127.0.0.1:`targetPort` that serves git (every path outside `/api/`) and takes requests to
+ * the API without ever answering them: a source whose clone works and whose API hangs.
+ */
+export async function startApiHangingRelay(targetPort: number): Promise<Listener & { apiOpen: () => number }> {
+  const sockets = new Set<net.Socket>();
+  const apiSockets = new Set<net.Socket>();
+  const listener: Listener & { apiOpen: () => number } = { port: 0, accepted: 0, open: 0, close: async () => undefined, apiOpen: () => apiSockets.size };
+  const server = createHttpServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+    if (req.url?.startsWith('/api/')) {
+      apiSockets.add(req.socket);
+      req.socket.on('close', () => apiSockets.delete(req.socket));
+      req.resume();
+      return;
+    }
+    const upstream = httpRequest({ host: '127.0.0.1', port: targetPort, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    upstream.on('error', () => res.destroy());
+    req.pipe(upstream);
   });
   track(server, listener, sockets);
   listener.port = await listenAll([{ server, host: '127.0.0.1' }]);

@@ -147,9 +147,7 @@ export class SourceApi {
     for (let page = 1; page <= maxPages; page++) {
       const url = new URL(endpoint, this.base);
       for (const [name, value] of Object.entries({ ...query, page: String(page), limit: String(pageSize) })) url.searchParams.set(name, value);
-      const response = await fetch(url, { headers: this.headers, dispatcher: this.dispatcher, redirect: 'manual', signal: AbortSignal.any([AbortSignal.timeout(apiTimeoutMs), this.deadline]) });
-      if (!response.ok) throw new Error(`the source API answered ${response.status} for ${endpoint}`);
-      const raw = (await response.json()) as unknown;
+      const raw = await this.read(url, endpoint);
       const batch = z.array(schema).parse(raw);
       const fingerprint = JSON.stringify(raw);
       if (batch.length === 0 || fingerprint === previous) return items;
@@ -158,6 +156,21 @@ export class SourceApi {
       previous = fingerprint;
     }
     throw new Error(`the source API lists more than ${maxPages} pages of ${endpoint}`);
+  }
+
+  /** One page as JSON, within 30 s and within the migration's time; a read that runs out of time says so. */
+  private async read(url: URL, endpoint: string): Promise<unknown> {
+    const signal = AbortSignal.any([AbortSignal.timeout(apiTimeoutMs), this.deadline]);
+    try {
+      const response = await fetch(url, { headers: this.headers, dispatcher: this.dispatcher, redirect: 'manual', signal });
+      if (!response.ok) throw new Error(`the source API answered ${response.status} for ${endpoint}`);
+      return (await response.json()) as unknown;
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      throw new Error(this.deadline.aborted
+        ? `the source API did not answer ${endpoint} within the migration's time ([git.timeout] MIGRATE)`
+        : `the source API did not answer ${endpoint} within ${apiTimeoutMs / 1000} s`);
+    }
   }
 
   /**
