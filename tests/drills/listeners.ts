@@ -45,9 +45,13 @@ function closer(servers: net.Server[], sockets: Set<net.Socket>): () => Promise<
  * A TCP relay to `targetPort` on 127.0.0.1, listening on 127.0.0.1 and [::1] at one port (and reached through 0.0.0.0
  * too): every spelling of loopback reaches Hearth's git and HTTP through it, and it counts the connections.
  */
-export async function startRelay(targetPort: number): Promise<Listener> {
+export async function startRelay(targetPort: number): Promise<Listener & { hangUp(): void }> {
   const sockets = new Set<net.Socket>();
-  const listener: Listener = { port: 0, accepted: 0, open: 0, close: async () => undefined };
+  const listener: Listener & { hangUp(): void } = {
+    port: 0, accepted: 0, open: 0, close: async () => undefined,
+    // ends every connection it holds: a client's next request must connect anew
+    hangUp: () => sockets.forEach((socket) => socket.destroy()),
+  };
   const relay = (client: net.Socket): void => {
     const upstream = net.connect(targetPort, '127.0.0.1');
     client.pipe(upstream).pipe(client);
