@@ -5,10 +5,9 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import pg from 'pg';
 import { nodeBundle } from '../scripts/node-bundle.mjs';
-import { createDataSource, migrate } from '../db/data-source.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/process/embedded.js';
 import { freePort } from '../db/process/startup.js';
-import { createQueue, startQueue } from '../jobs/queue.js';
+import { createTemplateDatabase, dropTemplateDatabases } from './helpers/template-db.js';
 
 /**
  * `npm test`: a real PostgreSQL (embedded unless DATABASE_URL is set), one migrated template database
@@ -52,12 +51,6 @@ function scratchBase(): string {
 /** A source path of the command line (`tests/x/y.test.ts`, `tests/x`) as its bundled path; pick tests with `--match`. */
 const bundledArg = (arg: string): string => (/^(\.\/)?tests\//.test(arg) ? path.join(compiled, arg.replace(/\.ts$/, '.js')) : arg);
 
-function withDatabase(url: string, name: string): string {
-  const parsed = new URL(url);
-  parsed.pathname = `/${name}`;
-  return parsed.toString();
-}
-
 /**
  * Ctrl-C and SIGTERM end the run rather than this process: ava is told (a terminal's Ctrl-C reaches it anyway), and the
  * cluster and its directory, in memory when /dev/shm took it, still go.
@@ -94,15 +87,7 @@ async function main(): Promise<number> {
     // a cluster stopped by Ctrl-C drops this idle connection; the run still has its cleaning up to do
     admin.on('error', () => undefined);
     await admin.connect();
-    await admin.query(`CREATE DATABASE ${template}`);
-    const templateUrl = withDatabase(adminUrl, template);
-    const ds = createDataSource(templateUrl, 'hearth-test-template');
-    await ds.initialize();
-    await migrate(ds);
-    await ds.destroy();
-    const boss = createQueue({ connectionString: templateUrl, role: 'web' });
-    await startQueue(boss, templateUrl);
-    await boss.stop({ graceful: false, wait: true });
+    await createTemplateDatabase(admin, adminUrl, template);
 
     await bundleTests();
     if (interrupted) return 130;
@@ -115,13 +100,7 @@ async function main(): Promise<number> {
     return await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? (interrupted ? 130 : 1))));
   } finally {
     // the embedded cluster goes whole with its directory; a server of the developer's keeps nothing of ours
-    if (!embedded && admin) {
-      const leftovers = await admin.query<{ datname: string }>(
-        `SELECT datname FROM pg_database WHERE datname LIKE $1 OR datname = $2`,
-        [`hearth_t_${process.pid}\\_%`, template],
-      );
-      for (const { datname } of leftovers.rows) await admin.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
-    }
+    if (!embedded && admin) await dropTemplateDatabases(admin, template);
     await admin?.end().catch(() => undefined);
     if (embedded) await embedded.stop();
     if (scratch) rmSync(scratch, { recursive: true, force: true });

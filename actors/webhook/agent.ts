@@ -1,8 +1,8 @@
-import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { Agent, buildConnector, ProxyAgent, type Dispatcher } from 'undici';
 import { compileGlob } from '../../db/glob.js';
 import type { Config } from '../../db/process/config.js';
+import { resolveHost } from '../../db/net/resolve.js';
 import { parseHostMatchList, type HostMatcher } from './host-matcher.js';
 
 /** A connection the allow-list refused; the delivery records the reason and is not retried. */
@@ -22,16 +22,15 @@ function guardedConnector(matcher: HostMatcher, tls: { rejectUnauthorized: boole
   const connect = buildConnector({ ...tls, keepAlive: true });
   return (options, callback) => {
     const hostname = options.hostname.replace(/^\[|\]$/g, '');
-    const resolve = isIP(hostname) ? Promise.resolve([{ address: hostname }]) : lookup(hostname, { all: true });
-    resolve.then(
+    resolveHost(hostname).then(
       (addresses) => {
-        const allowed = addresses.find(({ address }) => matcher.allows(hostname, address));
+        const allowed = addresses.find((address) => matcher.allows(hostname, address));
         if (!allowed) {
-          callback(new RefusedAddressError(hostname, addresses[0]?.address ?? ''), null);
+          callback(new RefusedAddressError(hostname, addresses[0] ?? ''), null);
           return;
         }
         const servername = isIP(hostname) ? undefined : hostname;
-        connect({ ...options, hostname: allowed.address, host: allowed.address, ...(servername ? { servername } : {}) }, callback);
+        connect({ ...options, hostname: allowed, host: allowed, ...(servername ? { servername } : {}) }, callback);
       },
       (error: Error) => callback(error, null),
     );

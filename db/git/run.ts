@@ -5,6 +5,8 @@ export interface GitResult {
   stdout: Buffer;
   stderr: string;
   code: number;
+  /** Killed, with every process it started, when `timeoutMs` ran out. */
+  timedOut?: boolean;
 }
 
 export interface GitOptions {

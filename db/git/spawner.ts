@@ -15,6 +15,8 @@ export interface SpawnResult {
   stderr: string;
   /** The exit code; 1 for a process ended by a signal (a timeout), as `runGit` reports it. */
   code: number;
+  /** Killed (with every process it started) when its time ran out. */
+  timedOut?: boolean;
 }
 
 /**
@@ -29,16 +31,20 @@ process.on('message', (request) => {
   const answer = (reply) => { if (!answered) { answered = true; process.send({ id: request.id, ...reply }); } };
   let child;
   try {
-    child = spawn(request.command, request.args, { cwd: request.cwd, env: request.env, timeout: request.timeoutMs });
+    child = spawn(request.command, request.args, { cwd: request.cwd, env: request.env, detached: true });
   } catch (error) {
     return answer({ error: { message: error.message, code: error.code } });
   }
   const out = [];
   const err = [];
+  let timedOut = false;
+  const killGroup = () => { try { process.kill(-child.pid, 'SIGKILL'); } catch {} };
+  const timer = setTimeout(() => { timedOut = true; killGroup(); }, request.timeoutMs);
   child.stdout.on('data', (chunk) => out.push(chunk));
   child.stderr.on('data', (chunk) => err.push(chunk));
-  child.on('error', (error) => answer({ error: { message: error.message, code: error.code } }));
-  child.on('close', (code) => answer({ code: code ?? 1, stderr: Buffer.concat(err).toString('utf8'), stdout: Buffer.concat(out) }));
+  child.on('error', (error) => { clearTimeout(timer); answer({ error: { message: error.message, code: error.code } }); });
+  child.on('exit', () => { clearTimeout(timer); if (timedOut) killGroup(); });
+  child.on('close', (code) => answer({ code: code ?? 1, stderr: Buffer.concat(err).toString('utf8'), stdout: Buffer.concat(out), timedOut }));
   child.stdin.on('error', () => undefined);
   child.stdin.end(Buffer.from(request.input));
 });
@@ -57,6 +63,7 @@ interface Reply {
   /** A Buffer sent over the channel arrives as a plain Uint8Array. */
   stdout?: Uint8Array;
   error?: { message: string; code?: string };
+  timedOut?: boolean;
 }
 
 interface Pending {
@@ -128,7 +135,7 @@ export class Spawner {
     if (reply.error) pending.reject(Object.assign(new Error(reply.error.message), { code: reply.error.code }));
     else {
       const out = reply.stdout ?? new Uint8Array(0);
-      pending.resolve({ stdout: Buffer.from(out.buffer, out.byteOffset, out.byteLength), stderr: reply.stderr ?? '', code: reply.code ?? 1 });
+      pending.resolve({ stdout: Buffer.from(out.buffer, out.byteOffset, out.byteLength), stderr: reply.stderr ?? '', code: reply.code ?? 1, timedOut: reply.timedOut ?? false });
     }
   }
 
@@ -142,16 +149,42 @@ export class Spawner {
   }
 }
 
-/** The same command started from this process. */
+/** Every process of a command's group: git and the helpers it started (git-remote-http holds the connection). */
+function killGroup(pid: number | undefined): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // the group is gone already
+  }
+}
+
+/**
+ * The same command started from this process. Each command runs in a process group of its own, and a timeout kills
+ * the whole group: killing git alone left its `git-remote-http` child running, holding the remote's connection and
+ * git's output pipes, so the command never ended (a migration from a silent remote held its connections for good).
+ */
 export function spawnHere({ command, args, cwd, env, input, timeoutMs }: SpawnRequest): Promise<SpawnResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, timeout: timeoutMs });
+    const child = spawn(command, args, { cwd, env, detached: true });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(child.pid);
+    }, timeoutMs);
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), code: code ?? 1 }));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('exit', () => {
+      clearTimeout(timer);
+      if (timedOut) killGroup(child.pid);
+    });
+    child.on('close', (code) => resolve({ stdout: Buffer.concat(out), stderr: Buffer.concat(err).toString('utf8'), code: code ?? 1, timedOut }));
     child.stdin.on('error', () => undefined);
     child.stdin.end(input);
   });

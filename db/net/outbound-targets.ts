@@ -1,10 +1,10 @@
-import { lookup } from 'node:dns/promises';
 import { statSync } from 'node:fs';
 import { BlockList, isIP } from 'node:net';
 import path from 'node:path';
 import { compileGlob } from '../glob.js';
 import { invalid } from '../errors.js';
 import type { Config } from '../process/config.js';
+import { resolveHost } from './resolve.js';
 export { sanitizeAddress } from './sanitize-address.js';
 
 // Where migrations, pull mirrors and push mirrors may connect: [migrations] ALLOW_LOCALNETWORKS, ALLOWED_DOMAINS,
@@ -105,11 +105,10 @@ function matchesHostList(list: string[], host: string, addresses: string[]): boo
   return false;
 }
 
-/** Every address a host name stands for (the name itself for an address literal). */
-async function resolveHost(host: string): Promise<string[]> {
-  if (isIP(host)) return [host];
+/** Every address a host name stands for (the name itself for an address literal); a 422 when it has none. */
+async function resolveTarget(host: string): Promise<string[]> {
   try {
-    return (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+    return await resolveHost(host);
   } catch {
     throw invalid(`Could not resolve the host ${host}.`);
   }
@@ -124,7 +123,7 @@ export async function pinOutboundTarget(target: Extract<RemoteTarget, { kind: 'h
   if (policy.allowedDomains.length > 0 && !matchesHostList(policy.allowedDomains, target.host, isIP(target.host) ? [target.host] : [])) {
     throw disallowedHost();
   }
-  const addresses = await resolveHost(target.host);
+  const addresses = await resolveTarget(target.host);
   if (addresses.length === 0) throw invalid(`Could not resolve the host ${target.host}.`);
   if (matchesHostList(policy.blockedDomains, target.host, addresses)) throw disallowedHost();
   if (!policy.allowLocalNetworks && addresses.some(isLocalAddress)) throw disallowedHost();

@@ -235,6 +235,12 @@ export const sections = {
     /** Migration and mirror hosts refused (globs or CIDR ranges). */
     blockedDomains: key('BLOCKED_DOMAINS', setting.list.default([])),
   }),
+  'git.timeout': section({
+    /** Seconds each git command of a migration (clone, wiki, remote HEAD) may take, and the reading of the source's API; then it is killed (with every process it started) and the migration fails with the reason. */
+    migrate: key('MIGRATE', setting.seconds.pipe(z.number().min(1)).default(600)),
+    /** Seconds a pull mirror's fetch or a push mirror's push may take; then it is killed (with every process it started) and the reason recorded as the mirror's last error. */
+    mirror: key('MIRROR', setting.seconds.pipe(z.number().min(1)).default(300)),
+  }),
   mirror: section({
     /** The shortest interval a mirror may have. */
     minInterval: key('MIN_INTERVAL', setting.duration.default('10m')),
@@ -331,9 +337,11 @@ export const environment = z.object({
   LOG_LEVEL: logLevel.optional(),
 });
 
-export interface Config extends Omit<SectionConfig, 'server' | 'log' | 'default' | 'packages' | 'repository.issue'> {
+export interface Config extends Omit<SectionConfig, 'server' | 'log' | 'default' | 'packages' | 'repository.issue' | 'git.timeout'> {
   /** `[repository.issue]`. */
   repositoryIssue: SectionConfig['repository.issue'];
+  /** `[git.timeout]`, in seconds. */
+  gitTimeout: SectionConfig['git.timeout'];
   port: number;
   rootUrl: string;
   /** Gitea's top-level APP_NAME (`HEARTH__DEFAULT__APP_NAME`): the instance's name on its home page. */
@@ -449,7 +457,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReading 
   const s = values as SectionConfig;
   let rootUrl = e.HEARTH_ROOT_URL ?? s.server.rootUrl ?? `http://localhost:${e.PORT}/`;
   if (!rootUrl.endsWith('/')) rootUrl += '/';
-  const { server, log, default: top, packages, 'repository.issue': repositoryIssue, ...rest } = s;
+  const { server, log, default: top, packages, 'repository.issue': repositoryIssue, 'git.timeout': gitTimeout, ...rest } = s;
   const limitSize = Object.fromEntries(packageTypes.map((type) => [type, packages[`limitSize_${type}`]]));
   return {
     config: {
@@ -458,6 +466,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReading 
       rootUrl,
       appName: top.appName,
       repositoryIssue,
+      gitTimeout,
       packages: { enabled: packages.enabled, limitTotalOwnerCount: packages.limitTotalOwnerCount, limitTotalOwnerSize: packages.limitTotalOwnerSize, limitSize },
       ssh: {
         disabled: server.disableSsh,
@@ -558,7 +567,8 @@ function readSections(env: NodeJS.ProcessEnv, dataDir: string): RawSections {
   }
   for (const [name, value] of Object.entries(env)) {
     const match = /^HEARTH__([^_]+(?:_[^_]+)*)__(.+)$/.exec(name);
-    if (match && value !== undefined && value !== '') put(match[1], match[2], value, name);
+    // Gitea's environment-to-ini spelling of a dot in a section name: HEARTH__git_0X2E_timeout__MIRROR
+    if (match && value !== undefined && value !== '') put(match[1].replace(/_0x2e_/gi, '.'), match[2], value, name);
   }
   return result;
 }

@@ -33,7 +33,7 @@ test('commands run in the helper with their input, output, errors and exit codes
   const spawner = await readySpawner();
   t.teardown(() => spawner.stop());
   const echoed = await spawner.run(request(['cat; echo done >&2; exit 3'], { input: Buffer.from('some\0bytes') }));
-  t.deepEqual(echoed, { stdout: Buffer.from('some\0bytes'), stderr: 'done\n', code: 3 });
+  t.deepEqual(echoed, { stdout: Buffer.from('some\0bytes'), stderr: 'done\n', code: 3, timedOut: false });
   // large output and input survive the channel whole, and many commands at once get their own answers
   const big = Buffer.alloc(3 * 1024 * 1024 + 7, 'x');
   const answers = await Promise.all([
@@ -52,8 +52,10 @@ test('a command that cannot start rejects, and one past its time is killed', asy
   const error = await t.throwsAsync(spawner.run(request(['true'], { cwd: missing })));
   t.is((error as NodeJS.ErrnoException).code, 'ENOENT');
   const started = Date.now();
-  const slow = await spawner.run(request(['exec sleep 5'], { timeoutMs: 200 }));
+  // a child of the command holds its output open (as git-remote-http does for git): the whole group is killed
+  const slow = await spawner.run(request(['sleep 5 & exec sleep 5'], { timeoutMs: 200 }));
   t.is(slow.code, 1);
+  t.true(slow.timedOut);
   t.true(Date.now() - started < 4_000);
 });
 

@@ -65,8 +65,8 @@ interface MigrationTaskRow {
 const apiServices = new Set<string>(['gitea', 'forgejo', 'gogs'] satisfies SourceService[]);
 const isApiService = (service: string): service is SourceService => apiServices.has(service);
 
-/** A clone may take a while; Gitea allows migrations ten minutes per git command by default. */
-const cloneTimeoutMs = 10 * 60_000;
+/** Each git command of a migration, and the whole read of the source's API, ends within `[git.timeout] MIGRATE`. */
+const cloneTimeoutMs = (config: Services['config']): number => config.gitTimeout.migrate * 1000;
 
 /**
  * The new repository's owner: repo_owner, else uid, else the caller (422 for a name that does not exist). Someone
@@ -169,7 +169,7 @@ function wikiAddressOf(address: string): string {
 async function cloneWiki(deps: Store & Services, repo: RepoRow, remote: RemoteAccess): Promise<void> {
   try {
     await deps.git.initWiki(repo);
-    await deps.git.openWiki(repo).fetchMirror({ ...remote, url: wikiAddressOf(remote.url) }, true, cloneTimeoutMs);
+    await deps.git.openWiki(repo).fetchMirror({ ...remote, url: wikiAddressOf(remote.url) }, true, cloneTimeoutMs(deps.config));
   } catch (error) {
     deps.log.warn({ repo: `${repo.owner_name}/${repo.name}`, reason: safeMessage(error, [remote.credentials?.password]) }, 'the wiki of a migration source could not be copied');
     await deps.git.remove(repo.owner_name, wikiName(repo.name));
@@ -181,10 +181,10 @@ async function cloneWiki(deps: Store & Services, repo: RepoRow, remote: RemoteAc
  * its HEAD names. The two run side by side (git fetch does not keep the remote's HEAD, and `ls-remote` is its own
  * round trip); both end before a failure is thrown.
  */
-async function fetchWithHead(repoGit: GitRepo, remote: RemoteAccess, pullHeads: boolean): Promise<string | null> {
+async function fetchWithHead(repoGit: GitRepo, remote: RemoteAccess, pullHeads: boolean, timeoutMs: number): Promise<string | null> {
   const [head, fetched] = await Promise.allSettled([
-    repoGit.readRemoteHeadBranch(remote, cloneTimeoutMs),
-    repoGit.fetchMirror(remote, true, cloneTimeoutMs, pullHeads),
+    repoGit.readRemoteHeadBranch(remote, timeoutMs),
+    repoGit.fetchMirror(remote, true, timeoutMs, pullHeads),
   ]);
   if (fetched.status === 'rejected') throw fetched.reason;
   if (head.status === 'rejected') throw head.reason;
@@ -227,14 +227,14 @@ export async function runMigration(deps: Store & Services, taskId: number): Prom
     secret = remote.credentials?.password;
     const repoGit = deps.git.open(repo);
     const { options } = task;
-    const remoteHead = await fetchWithHead(repoGit, remote, options.pull_requests ?? false);
+    const remoteHead = await fetchWithHead(repoGit, remote, options.pull_requests ?? false, cloneTimeoutMs(deps.config));
     const refs = await repoGit.readMirrorRefs();
     if (options.wiki) await cloneWiki(deps, repo, remote);
     const sourceData = isApiService(options.service)
       ? await readSourceData(remote, options.service, {
         labels: options.labels ?? false, milestones: options.milestones ?? false, issues: options.issues ?? false,
         pullRequests: options.pull_requests ?? false, releases: options.releases ?? false,
-      })
+      }, cloneTimeoutMs(deps.config))
       : null;
     const pulls = await readPullsToImport(deps, repo, repoGit, sourceData?.pulls ?? []);
     const warnings = (sourceData?.warnings ?? []).map((warning) => safeMessage(new Error(warning), [secret]));

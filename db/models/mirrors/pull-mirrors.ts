@@ -22,7 +22,6 @@ interface MirrorRow {
   synced_refs: Record<string, string>;
 }
 
-const fetchTimeoutMs = 10 * 60_000;
 const nextUpdate = `CASE WHEN interval_seconds = 0 THEN NULL ELSE now() + make_interval(secs => interval_seconds) END`;
 
 /** POST /mirror-sync: a sync is queued (one at most per mirror); a repository that is not a pull mirror is a 400. */
@@ -65,7 +64,8 @@ export async function syncPullMirror(deps: Store & Services, repoId: number, wor
     try {
       const remote = await connectRemote(deps.config, mirror.remote_address, mirror.credentials);
       secret = remote.credentials?.password;
-      await repoGit.fetchMirror(remote, mirror.enable_prune, fetchTimeoutMs);
+      // `[git.timeout] MIRROR`: a silent or crawling source is killed and the failure recorded
+      await repoGit.fetchMirror(remote, mirror.enable_prune, deps.config.gitTimeout.mirror * 1000);
     } catch (error) {
       failure = safeMessage(error, [secret]);
       deps.log.warn({ repo: `${repo.owner_name}/${repo.name}`, reason: failure }, 'mirror sync failed');

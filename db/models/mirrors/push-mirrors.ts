@@ -36,7 +36,6 @@ export interface NewPushMirror {
   sync_on_commit?: boolean;
 }
 
-const pushTimeoutMs = 10 * 60_000;
 const columns = 'id, repo_id, remote_name, remote_address, credentials, sync_on_commit, interval_seconds, next_update, last_update, last_error, created';
 
 /** Gitea's remote names: `remote_mirror_` and ten random letters and digits. */
@@ -128,7 +127,8 @@ export async function runPushMirror(deps: Store & Services, pushMirrorId: number
     try {
       const remote = await connectRemote(deps.config, mirror.remote_address, mirror.credentials);
       secret = remote.credentials?.password;
-      await deps.git.open(repo).pushMirror(remote, pushTimeoutMs);
+      // `[git.timeout] MIRROR`, as Gitea's push mirrors take it
+      await deps.git.open(repo).pushMirror(remote, deps.config.gitTimeout.mirror * 1000);
     } catch (error) {
       failure = safeMessage(error, [secret]);
       deps.log.warn({ repo: `${repo.owner_name}/${repo.name}`, remote: mirror.remote_name, reason: failure }, 'push mirror failed');

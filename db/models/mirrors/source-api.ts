@@ -115,6 +115,8 @@ export class SourceApi {
     remote: RemoteAccess,
     private readonly base: URL,
     private readonly service: SourceService,
+    /** Ends every request once the migration's time (`[git.timeout] MIGRATE`) is up. */
+    private readonly deadline: AbortSignal,
   ) {
     const pin = remote.pin;
     this.dispatcher = new Agent({
@@ -145,9 +147,7 @@ export class SourceApi {
     for (let page = 1; page <= maxPages; page++) {
       const url = new URL(endpoint, this.base);
       for (const [name, value] of Object.entries({ ...query, page: String(page), limit: String(pageSize) })) url.searchParams.set(name, value);
-      const response = await fetch(url, { headers: this.headers, dispatcher: this.dispatcher, redirect: 'manual', signal: AbortSignal.timeout(apiTimeoutMs) });
-      if (!response.ok) throw new Error(`the source API answered ${response.status} for ${endpoint}`);
-      const raw = (await response.json()) as unknown;
+      const raw = await this.read(url, endpoint);
       const batch = z.array(schema).parse(raw);
       const fingerprint = JSON.stringify(raw);
       if (batch.length === 0 || fingerprint === previous) return items;
@@ -156,6 +156,21 @@ export class SourceApi {
       previous = fingerprint;
     }
     throw new Error(`the source API lists more than ${maxPages} pages of ${endpoint}`);
+  }
+
+  /** One page as JSON, within 30 s and within the migration's time; a read that runs out of time says so. */
+  private async read(url: URL, endpoint: string): Promise<unknown> {
+    const signal = AbortSignal.any([AbortSignal.timeout(apiTimeoutMs), this.deadline]);
+    try {
+      const response = await fetch(url, { headers: this.headers, dispatcher: this.dispatcher, redirect: 'manual', signal });
+      if (!response.ok) throw new Error(`the source API answered ${response.status} for ${endpoint}`);
+      return (await response.json()) as unknown;
+    } catch (error) {
+      if (!signal.aborted) throw error;
+      throw new Error(this.deadline.aborted
+        ? `the source API did not answer ${endpoint} within the migration's time ([git.timeout] MIGRATE)`
+        : `the source API did not answer ${endpoint} within ${apiTimeoutMs / 1000} s`);
+    }
   }
 
   /**
@@ -218,10 +233,10 @@ async function readPulls(api: SourceApi, service: SourceService): Promise<Source
 }
 
 /** Reads what was asked for; nothing is read for a local source. */
-export async function readSourceData(remote: RemoteAccess, service: SourceService, wanted: SourceWanted): Promise<SourceData> {
+export async function readSourceData(remote: RemoteAccess, service: SourceService, wanted: SourceWanted, timeoutMs: number): Promise<SourceData> {
   const data: SourceData = { labels: [], milestones: [], issues: [], pulls: [], releases: [], warnings: [] };
   if (!remote.pin) return data;
-  const api = new SourceApi(remote, apiBaseOf(remote.url), service);
+  const api = new SourceApi(remote, apiBaseOf(remote.url), service, AbortSignal.timeout(timeoutMs));
   try {
     if (wanted.labels) data.labels = await api.list('labels', sourceLabel);
     if (wanted.milestones) data.milestones = await api.list('milestones', sourceMilestone, { state: 'all' });
