@@ -6,7 +6,7 @@ import { configForProcess, databaseUrlOf, onStopRequest, runProcess, tellLaunche
 import { actorDeps, chooseActors, subscribe } from './subscribe.js';
 import { startActionsClock } from './actions-clock.js';
 import { startCronClock } from './cron-clock.js';
-import { startWorkerMetrics } from './metrics-server.js';
+import { serveProcessMetrics } from '../db/process/metrics-server.js';
 
 /** The worker process: runs the actors until asked to stop, then finishes the jobs in hand and exits. */
 async function main(): Promise<void> {
@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   const subscription = await subscribe(actors, actorDeps(store, config, log), databaseUrl);
   await startActionsClock(store, config, log);
   const clock = startCronClock(store, config, log);
-  const metricsServer = await startWorkerMetrics(config, log);
+  const metricsServer = await serveProcessMetrics(config.metrics.workerPort, config.metrics.token || undefined, log);
   log.info({ actors: actors.map((a) => a.name), worker: subscription.workerId }, 'worker ready');
   await tellLauncher({ hearth: 'ready' });
   stop = () => {

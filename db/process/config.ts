@@ -273,6 +273,8 @@ export const sections = {
     token: key('TOKEN', text.optional()),
     /** A worker process serves its own process metrics at http://host:WORKER_PORT/metrics; unset: none. */
     workerPort: key('WORKER_PORT', setting.port.optional()),
+    /** The ssh process serves its own metrics (git transfers over SSH) at http://host:SSH_PORT/metrics; unset: none. */
+    sshPort: key('SSH_PORT', setting.port.optional()),
     /** gitea_issues_by_label, one series per label name (as Gitea, off by default). */
     enabledIssueByLabel: key('ENABLED_ISSUE_BY_LABEL', setting.flag.default(false)),
     /** gitea_issues_by_repository, one series per repository (as Gitea, off by default). */

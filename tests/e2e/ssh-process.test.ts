@@ -32,6 +32,7 @@ test('npm start runs the ssh process: restarted when it dies; on SIGTERM a runni
   chmodSync(dir, 0o755);
   const port = await freePort();
   const sshPort = await freePort();
+  const metricsPort = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -42,6 +43,8 @@ test('npm start runs the ssh process: restarted when it dies; on SIGTERM a runni
     HEARTH__security__PASSWORD_HASH_ALGO: fastPasswordHash,
     HEARTH__server__SSH_LISTEN_PORT: String(sshPort),
     HEARTH__server__SSH_LISTEN_HOST: '127.0.0.1',
+    HEARTH__metrics__SSH_PORT: String(metricsPort),
+    HEARTH__metrics__TOKEN: 'scrape-token',
     HEARTH_ADMIN_USERNAME: admin.username,
     HEARTH_ADMIN_PASSWORD: admin.password,
     HEARTH_ADMIN_EMAIL: admin.email,
@@ -98,6 +101,11 @@ test('npm start runs the ssh process: restarted when it dies; on SIGTERM a runni
   }
   t.not(sshChild(running), first, 'a new ssh process');
   t.regex(await fetchOnce(), /refs\/heads\/main/, 'serving again');
+  // the new ssh process counts its transfers on [metrics] SSH_PORT, behind the metrics token
+  const scrapeUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  t.is((await fetch(scrapeUrl)).status, 401);
+  const scraped = await (await fetch(scrapeUrl, { headers: { Authorization: 'Bearer scrape-token' } })).text();
+  t.regex(scraped, /^hearth_git_transfers_total\{service="upload-pack",protocol="ssh"\} 1$/m);
 
   // drained: a fetch in flight finishes after SIGTERM; new connections are refused meanwhile
   const inFlight = upload();

@@ -8,7 +8,7 @@ import parsePrometheusTextFormat, { type PrometheusFamily } from 'parse-promethe
 import { pino } from 'pino';
 import { giteaCounts } from '../../db/models/instance/instance-figures.js';
 import { freePort } from '../../db/process/startup.js';
-import { startWorkerMetrics } from '../../workers/metrics-server.js';
+import { serveProcessMetrics } from '../../db/process/metrics-server.js';
 import { coalesced } from '../../api/metrics/scrape.js';
 import { build } from '../helpers/build.js';
 import { drain } from '../helpers/drain.js';
@@ -143,7 +143,7 @@ test('a mirror sync records when it ended, how long it took and its failures', a
 test('a worker with WORKER_PORT serves the jobs it ran, behind the same token', async (t) => {
   const workerPort = await freePort();
   const hearth = await startHearth(t, { ...enabled, HEARTH__metrics__WORKER_PORT: String(workerPort) });
-  const server = (await startWorkerMetrics(hearth.config, pino({ level: 'silent' })))!;
+  const server = (await serveProcessMetrics(hearth.config.metrics.workerPort, hearth.config.metrics.token || undefined, pino({ level: 'silent' })))!;
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
   const url = `http://127.0.0.1:${workerPort}/metrics`;
   const ranBefore = async (): Promise<number> => {

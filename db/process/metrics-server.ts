@@ -1,16 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
-import type { Config } from '../db/process/config.js';
-import { metricsCallerAllowed, processRegistry, startProcessMetrics } from '../db/process/metrics.js';
+import { metricsCallerAllowed, processRegistry, startProcessMetrics } from './metrics.js';
 
 /**
- * A worker's own figures (jobs it ran by name and outcome with their run times, Node's process figures) at
- * http://host:WORKER_PORT/metrics, behind the same bearer token as the web process's; null when WORKER_PORT is unset.
+ * A process's own figures at http://host:PORT/metrics, behind the same bearer token as the web process's: a worker's
+ * (`[metrics] WORKER_PORT`: jobs it ran by name and outcome with their run times) and the ssh process's
+ * (`[metrics] SSH_PORT`: git transfers over SSH), each with Node's process figures; null without a port.
  * Queue-wide figures are the web process's /metrics, read from the database.
  */
-export async function startWorkerMetrics(config: Config, log: Logger): Promise<Server | null> {
-  const { workerPort, token } = config.metrics;
-  if (!workerPort) return null;
+export async function serveProcessMetrics(port: number | undefined, token: string | undefined, log: Logger): Promise<Server | null> {
+  if (!port) return null;
   startProcessMetrics();
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
@@ -24,15 +23,15 @@ export async function startWorkerMetrics(config: Config, log: Logger): Promise<S
     void processRegistry.metrics().then(
       (text) => res.writeHead(200, { 'Content-Type': processRegistry.contentType }).end(text),
       (error: unknown) => {
-        log.warn({ error: String(error) }, 'worker metrics failed');
+        log.warn({ error: String(error) }, 'process metrics failed');
         res.writeHead(500).end();
       },
     );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(workerPort, resolve);
+    server.listen(port, resolve);
   });
-  log.info({ port: workerPort }, 'worker metrics listening');
+  log.info({ port }, 'process metrics listening');
   return server;
 }
