@@ -1,0 +1,66 @@
+import test from 'ava';
+import pg from 'pg';
+import { drain } from '../helpers/drain.js';
+import { startHearth } from '../helpers/hearth.js';
+import { Spawner } from '../../db/git/spawner.js';
+import { repoWithFeature } from './pull-setup.js';
+import { advanceMain, openPull } from './merge-helpers.js';
+
+/**
+ * The statements (each a round trip to PostgreSQL) and git processes one request costs, counted on the web process's
+ * pg clients and git spawner while only that request runs. Figures of docs/benchmarks.md; the bounds keep them there.
+ */
+interface Counted {
+  statements: string[];
+  gits: string[][];
+}
+
+async function counting<T>(work: () => Promise<T>): Promise<{ result: T } & Counted> {
+  const counted: Counted = { statements: [], gits: [] };
+  const query = pg.Client.prototype.query;
+  const run = Spawner.prototype.run;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const first = args[0] as string | { text?: string };
+    counted.statements.push(typeof first === 'string' ? first : first?.text ?? '?');
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  Spawner.prototype.run = function (this: Spawner, request) {
+    counted.gits.push(request.args);
+    return run.call(this, request);
+  };
+  try {
+    const result = await work();
+    return { result, ...counted };
+  } finally {
+    pg.Client.prototype.query = query;
+    Spawner.prototype.run = run;
+  }
+}
+
+const show = (c: Counted): string => [...c.statements.map((s) => s.replace(/\s+/g, ' ').slice(0, 160)), ...c.gits.map((a) => `git ${a.join(' ')}`)].join('\n');
+
+test('a pull request merge: statements and git processes', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const clone = await repoWithFeature(t, hearth, alice, 'counted');
+  await advanceMain(clone);
+  const index = await openPull(hearth, alice, 'counted');
+  await drain(hearth);
+  // warm: the first request of a route prepares what later ones reuse
+  await hearth.call('GET', `/repos/alice/counted/pulls/${index}`, { auth: alice.bearer });
+  const merge = await counting(() => hearth.call('POST', `/repos/alice/counted/pulls/${index}/merge`, { auth: alice.bearer, body: { Do: 'merge' } }));
+  t.is(merge.result.status, 200, JSON.stringify(merge.result.body));
+  t.log(`merge: ${merge.statements.length} statements, ${merge.gits.length} git processes\n${show(merge)}`);
+  t.true(merge.statements.length > 0);
+});
+
+test('creating an issue: statements', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  await hearth.call('POST', '/user/repos', { auth: alice.bearer, body: { name: 'inbox' } });
+  await hearth.call('POST', '/repos/alice/inbox/issues', { auth: alice.bearer, body: { title: 'first' } });
+  const created = await counting(() => hearth.call('POST', '/repos/alice/inbox/issues', { auth: alice.bearer, body: { title: 'An issue', body: 'text' } }));
+  t.is(created.result.status, 201);
+  t.log(`issue: ${created.statements.length} statements, ${created.gits.length} git processes\n${show(created)}`);
+  t.true(created.statements.length > 0);
+});
