@@ -64,3 +64,19 @@ test('creating an issue: statements', async (t) => {
   t.log(`issue: ${created.statements.length} statements, ${created.gits.length} git processes\n${show(created)}`);
   t.true(created.statements.length > 0);
 });
+
+test("a pull request's commits and a page of its files: statements and git processes", async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const clone = await repoWithFeature(t, hearth, alice, 'listed');
+  await clone.commit('second.txt', 'second\n', 'second');
+  await clone.push('feature');
+  const index = await openPull(hearth, alice, 'listed');
+  await drain(hearth);
+  const commits = await counting(() => hearth.call('GET', `/repos/alice/listed/pulls/${index}/commits`, { auth: alice.bearer }));
+  t.is(commits.result.status, 200);
+  t.log(`commits: ${commits.statements.length} statements, ${commits.gits.length} git processes\n${show(commits)}`);
+  const files = await counting(() => hearth.call('GET', `/repos/alice/listed/pulls/${index}/files?limit=1&page=2`, { auth: alice.bearer }));
+  t.is(files.result.status, 200);
+  t.log(`files: ${files.statements.length} statements, ${files.gits.length} git processes\n${show(files)}`);
+});

@@ -152,17 +152,23 @@ export async function setIssueClosed(
   // `lockedByCaller`: `issue` is the current row and the caller holds its lock (a merge locks pull request and issue at once)
   const before = cause.lockedByCaller ? issue : await lockIssue(tx, issue);
   if (before.is_closed === closed) return before;
-  // one statement: no closing past an open dependency, the change, and the labels whose counts follow it
+  // one statement: no closing past an open dependency, the change, the repository's closed count when it changed,
+  // and the labels whose counts follow it
+  const done = before.is_pull ? 'num_closed_pulls' : 'num_closed_issues';
   const [changed] = await tx.query<IssueRow & { label_ids: number[] }>(
-    `UPDATE issue SET is_closed = $2, closed_at = CASE WHEN $2 THEN now() END, updated = now()
-     WHERE id = $1 AND NOT ($2 AND EXISTS (
-       SELECT 1 FROM issue_dependency d JOIN issue i ON i.id = d.dependency_id WHERE d.issue_id = $1 AND NOT i.is_closed))
-     RETURNING *, ARRAY(SELECT label_id FROM issue_label WHERE issue_id = $1) AS label_ids`,
-    [before.id, closed],
+    `WITH changed AS (
+       UPDATE issue SET is_closed = $2, closed_at = CASE WHEN $2 THEN now() END, updated = now()
+       WHERE id = $1 AND NOT ($2 AND EXISTS (
+         SELECT 1 FROM issue_dependency d JOIN issue i ON i.id = d.dependency_id WHERE d.issue_id = $1 AND NOT i.is_closed))
+       RETURNING *
+     ), counted AS (
+       UPDATE repository SET ${done} = ${done} + $4 WHERE id = $3 AND EXISTS (SELECT 1 FROM changed)
+     )
+     SELECT *, ARRAY(SELECT label_id FROM issue_label WHERE issue_id = $1) AS label_ids FROM changed`,
+    [before.id, closed, repo.id, closed ? 1 : -1],
   );
   if (!changed) throw preconditionFailed('cannot close this issue because it still has open dependencies');
   const { label_ids: labelIds, ...row } = changed;
-  await adjustRepoCounters(tx, repo.id, row.is_pull, 0, closed ? 1 : -1);
   await recountMilestones(tx, [row.milestone_id]);
   await recountLabels(tx, labelIds);
   if (cause.merged) {
