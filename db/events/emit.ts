@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Tx } from '../data-source.js';
-import { enqueueMany, insertJobsSql } from '../../jobs/queue.js';
+import { insertJobsSql } from '../../jobs/queue.js';
 import { checkPayload, type DomainEvent, type EventKind, type EventPayload } from './catalogue.js';
 import type { EventSnapshot } from './snapshot.js';
 
@@ -96,25 +96,28 @@ export interface ReservedEvents {
 }
 
 /**
- * SQL for an array of `count` (a SQL expression) new domain event ids, for reserveEvents' `drawnIds`: a statement the
- * caller runs anyway draws them, rather than a round trip of their own. Ids drawn and not used leave a gap, as any
- * rolled-back insert does.
+ * New domain event ids for reserveEvents' `drawnIds`, with the `notify` jobs carrying them, as WITH items of a
+ * statement the caller runs anyway rather than round trips of their own: `drawn` holds `count` (an SQL expression) ids
+ * (ids drawn and not used leave a gap, as any rolled-back insert does), and a job carrying each is inserted unless `tx` records no
+ * events (withoutEvents). The caller reads the ids as `ARRAY(SELECT id FROM drawn ORDER BY id)` for reserveEvents.
  */
-export const drawEventIdsSql = (count: string): string =>
-  `ARRAY(SELECT nextval(pg_get_serial_sequence('domain_event', 'id')) FROM generate_series(1, ${count}))`;
+export function drawEventIdsWithJobsSql(tx: Tx, count: string): string {
+  return `drawn AS MATERIALIZED (SELECT nextval(pg_get_serial_sequence('domain_event', 'id')) AS id FROM generate_series(1, ${count})),
+     notify AS (${insertJobsSql('notify', `jsonb_build_object('eventId', queued.id)`, `(SELECT id FROM drawn WHERE ${importing.has(tx) ? 'false' : 'true'}) AS queued`)})`;
+}
 
 /**
  * emit in two halves, for a change that must end with a statement taking a contended lock (a new issue's number,
- * see numberIssue) and whose events name what that statement decides: the ids (`drawnIds`, see drawEventIdsSql) and
- * the `notify` jobs now, in the caller's transaction, and the rows from that statement itself, so that concurrent
+ * see numberIssue) and whose events name what that statement decides: the ids and
+ * the `notify` jobs first (drawEventIdsWithJobsSql, in a statement the caller runs anyway), and the rows from that statement itself, so that concurrent
  * changes queue for one statement and the commit. As with emit, rows and jobs exist exactly when the change commits
  * (and none inside withoutEvents: the statement then inserts no rows).
  */
-export async function reserveEvents(tx: Tx, allEvents: DomainEvent[], drawnIds: number[]): Promise<ReservedEvents> {
+export function reserveEvents(tx: Tx, allEvents: DomainEvent[], drawnIds: number[]): ReservedEvents {
   const events = importing.has(tx) ? [] : allEvents;
-  if (drawnIds.length < events.length) throw new Error(`${drawnIds.length} event ids drawn for ${events.length} events`);
-  const ids = drawnIds.slice(0, events.length);
-  await enqueueMany(tx, 'notify', ids.map((eventId) => ({ eventId })));
+  // drawn by drawEventIdsWithJobsSql, every drawn id has its job queued: so every id must be an event's
+  if (events.length > 0 && drawnIds.length !== events.length) throw new Error(`${drawnIds.length} event ids drawn for ${events.length} events`);
+  const ids = drawnIds;
   const rows = events.map((event, i) => ({ id: ids[i], kind: event.kind, repo_id: event.repoId ?? null, doer_id: event.doerId ?? null, payload: event.payload }));
   return {
     rows: JSON.stringify(rows),

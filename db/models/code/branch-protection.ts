@@ -149,9 +149,12 @@ export function isUserAllowedToMerge(rule: ProtectionRow | null, user: UserRow |
   return rule.merge_whitelist_user_ids.includes(user.id) || teamIds.some((id) => rule.merge_whitelist_team_ids.includes(id));
 }
 
-/** isUserAllowedToMerge for `branch` of `repo` as its rules and the user's code mode and teams are now. */
-export async function mayMergeInto(db: Queryable, repo: RepoRow, branch: string, user: UserRow): Promise<boolean> {
-  const rule = effectiveProtection(await listProtections(db, repo.id), branch);
+/**
+ * isUserAllowedToMerge for `branch` of `repo` as its rules and the user's code mode and teams are now; `rules`, the
+ * repository's rules when the caller has read them in the same transaction.
+ */
+export async function mayMergeInto(db: Queryable, repo: RepoRow, branch: string, user: UserRow, rules?: ProtectionRow[]): Promise<boolean> {
+  const rule = effectiveProtection(rules ?? (await listProtections(db, repo.id)), branch);
   const teamIds = rule ? await whitelistedTeamIds(db, user, [rule]) : [];
   return isUserAllowedToMerge(rule, user, await accessModeOf(db, user, repo, 'repo.code'), teamIds);
 }

@@ -1,6 +1,6 @@
 import type { Queryable, Tx } from '../../data-source.js';
 import { invalid, notFound, preconditionFailed } from '../../errors.js';
-import { drawEventIdsSql, emit, reserveEvents, type ReservedEvents } from '../../events/emit.js';
+import { drawEventIdsWithJobsSql, emit, reserveEvents, type ReservedEvents } from '../../events/emit.js';
 import type { GitStore } from '../../git/store.js';
 import type { LabelRow } from '../orgs/labels.js';
 import type { RepoRow } from '../repos/repo-row.js';
@@ -104,15 +104,15 @@ export async function createIssue(tx: Tx, repo: RepoRow, doer: UserRow, input: N
   assertTitle(input.title);
   const assigneeIds = [...new Set((input.assignees ?? []).map((user) => user.id))];
   // the poster watches what they post (Gitea's CreateOrUpdateIssueWatch on creation), and the ids of the events
-  // (opened, then one per assignee) are drawn, in the same statement
+  // (opened, then one per assignee) are drawn with their notify jobs, in the same statement
   const [{ event_ids: eventIds, ...draft }] = await tx.query<IssueRow & { event_ids: string[] }>(
     `WITH draft AS (
        INSERT INTO issue (id, repo_id, index, poster_id, title, content, ref, deadline, milestone_id, is_pull)
        SELECT id, $1, -id, $2, $3, $4, $5, $6, $7, $8 FROM nextval('issue_id_seq') AS id RETURNING *
      ), watch AS (
        INSERT INTO issue_watch (issue_id, user_id, is_watching) SELECT id, $2, true FROM draft
-     )
-     SELECT *, ${drawEventIdsSql('$9::int')} AS event_ids FROM draft`,
+     ), ${drawEventIdsWithJobsSql(tx, '$9::int')}
+     SELECT *, ARRAY(SELECT id FROM drawn ORDER BY id) AS event_ids FROM draft`,
     [
       repo.id, doer.id, input.title, input.body ?? '', input.ref ?? '', input.deadline ?? null, input.milestoneId ?? null,
       input.isPull ?? false, 1 + assigneeIds.length,
@@ -132,7 +132,7 @@ export async function createIssue(tx: Tx, repo: RepoRow, doer: UserRow, input: N
   await recordMentions(tx, draft, draft.content);
   for (const assigneeId of assigneeIds) await recordAssignee(tx, draft, doer, assigneeId, false);
   const facts = issueFacts(draft);
-  const events = await reserveEvents(tx, [
+  const events = reserveEvents(tx, [
     { kind: draft.is_pull ? 'pull_request.opened' : 'issue.opened', repoId: repo.id, doerId: doer.id, payload: facts },
     ...assigneeIds.map((assigneeId) => ({ kind: 'issue.assigned' as const, repoId: repo.id, doerId: doer.id, payload: { ...facts, assignee_id: assigneeId } })),
   ], eventIds.map(Number));
@@ -152,17 +152,23 @@ export async function setIssueClosed(
   // `lockedByCaller`: `issue` is the current row and the caller holds its lock (a merge locks pull request and issue at once)
   const before = cause.lockedByCaller ? issue : await lockIssue(tx, issue);
   if (before.is_closed === closed) return before;
-  // one statement: no closing past an open dependency, the change, and the labels whose counts follow it
+  // one statement: no closing past an open dependency, the change, the repository's closed count when it changed,
+  // and the labels whose counts follow it
+  const done = before.is_pull ? 'num_closed_pulls' : 'num_closed_issues';
   const [changed] = await tx.query<IssueRow & { label_ids: number[] }>(
-    `UPDATE issue SET is_closed = $2, closed_at = CASE WHEN $2 THEN now() END, updated = now()
-     WHERE id = $1 AND NOT ($2 AND EXISTS (
-       SELECT 1 FROM issue_dependency d JOIN issue i ON i.id = d.dependency_id WHERE d.issue_id = $1 AND NOT i.is_closed))
-     RETURNING *, ARRAY(SELECT label_id FROM issue_label WHERE issue_id = $1) AS label_ids`,
-    [before.id, closed],
+    `WITH changed AS (
+       UPDATE issue SET is_closed = $2, closed_at = CASE WHEN $2 THEN now() END, updated = now()
+       WHERE id = $1 AND NOT ($2 AND EXISTS (
+         SELECT 1 FROM issue_dependency d JOIN issue i ON i.id = d.dependency_id WHERE d.issue_id = $1 AND NOT i.is_closed))
+       RETURNING *
+     ), counted AS (
+       UPDATE repository SET ${done} = ${done} + $4 WHERE id = $3 AND EXISTS (SELECT 1 FROM changed)
+     )
+     SELECT *, ARRAY(SELECT label_id FROM issue_label WHERE issue_id = $1) AS label_ids FROM changed`,
+    [before.id, closed, repo.id, closed ? 1 : -1],
   );
   if (!changed) throw preconditionFailed('cannot close this issue because it still has open dependencies');
   const { label_ids: labelIds, ...row } = changed;
-  await adjustRepoCounters(tx, repo.id, row.is_pull, 0, closed ? 1 : -1);
   await recountMilestones(tx, [row.milestone_id]);
   await recountLabels(tx, labelIds);
   if (cause.merged) {

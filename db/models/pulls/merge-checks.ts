@@ -4,7 +4,7 @@ import { accessModeOf } from '../access.js';
 import type { IssueRow } from '../issues/issue-row.js';
 import type { GitStore } from '../../git/store.js';
 import { assertProtectionAllowsMerge } from '../reviews/protection-checks.js';
-import { mayMergeInto } from '../code/branch-protection.js';
+import { listProtections, mayMergeInto, type ProtectionRow } from '../code/branch-protection.js';
 import type { RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
 import { isWorkInProgress, pullStatus, type PullRow } from './pull-row.js';
@@ -33,6 +33,8 @@ export interface MergeContext {
   issue: IssueRow;
   doer: UserRow;
   request: MergeRequest;
+  /** The base repository's protection rules, read once for every check. */
+  rules?: ProtectionRow[];
 }
 
 /** One check that may refuse a merge by throwing an HttpError (its status and message reach the caller). */
@@ -55,10 +57,10 @@ export function isMergeStyleAllowed(repo: RepoRow, style: MergeStyle): boolean {
  * merge whitelist, else write access: the doer who scheduled an auto-merge is held to it when the worker merges),
  * mergeability, style.
  */
-const baseChecks: MergeCheck = async ({ tx, base, pull, issue, doer, request }) => {
+const baseChecks: MergeCheck = async ({ tx, base, pull, issue, doer, request, rules }) => {
   if (issue.is_closed && !pull.has_merged) throw notFound('pull request is closed');
   if (pull.has_merged) throw methodNotAllowed('PR already merged');
-  if (!(await mayMergeInto(tx, base, pull.base_branch, doer))) throw methodNotAllowed('User not allowed to merge PR');
+  if (!(await mayMergeInto(tx, base, pull.base_branch, doer, rules))) throw methodNotAllowed('User not allowed to merge PR');
   if (request.style !== 'manually-merged') {
     if (isWorkInProgress(issue.title)) throw methodNotAllowed('Work in progress PRs cannot be merged');
     if (pull.status === pullStatus.checking || pull.status === pullStatus.conflict || pull.status === pullStatus.error) {
@@ -73,10 +75,10 @@ const baseChecks: MergeCheck = async ({ tx, base, pull, issue, doer, request }) 
  * blocking reviews and requests, an outdated head, protected files; `force_merge` lets administrators past, a scheduled
  * merge waits for it, the worker's run of a scheduled merge is held to all of it.
  */
-const protectionCheck: MergeCheck = async ({ tx, git, base, pull, doer, request }) => {
+const protectionCheck: MergeCheck = async ({ tx, git, base, pull, doer, request, rules }) => {
   if (request.style === 'manually-merged') return;
   const repoMode = await accessModeOf(tx, doer, base);
-  await assertProtectionAllowsMerge(tx, git, base, pull, doer, { force: request.force && !request.auto, repoMode, scheduling: request.scheduling });
+  await assertProtectionAllowsMerge(tx, git, base, pull, doer, { force: request.force && !request.auto, repoMode, scheduling: request.scheduling, rules });
 };
 
 /**
@@ -87,5 +89,6 @@ const checks: MergeCheck[] = [baseChecks, protectionCheck];
 
 /** Runs every merge check; the first that refuses ends the merge with its status (405, 404, 409…). */
 export async function checkMergeAllowed(ctx: MergeContext): Promise<void> {
-  for (const check of checks) await check(ctx);
+  const withRules = { ...ctx, rules: ctx.rules ?? (await listProtections(ctx.tx, ctx.base.id)) };
+  for (const check of checks) await check(withRules);
 }

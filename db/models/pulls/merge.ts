@@ -13,7 +13,6 @@ import { accessModeOf } from '../access.js';
 import { accessModes, type RepoRow } from '../repos/repo-row.js';
 import type { UserRow } from '../users/user-row.js';
 import { findUsersByIds } from '../users/users.js';
-import { dropScheduledMerge } from '../automerge/scheduled-merges.js';
 import { serverIdentity, userIdentity } from './identities.js';
 import { checkMergeAllowed, type MergeStyle } from './merge-checks.js';
 import { pullHeadRef, pullStatus, type PullRow } from './pull-row.js';
@@ -154,8 +153,6 @@ export async function mergePull(tx: Tx, deps: MergeDeps, base: RepoRow, pull: Pu
   await checkMergeAllowed({
     tx, git: deps.git, base, pull: row, issue, doer, request: { style: options.style, force: options.force ?? false, auto: options.auto ?? false },
   });
-  // Gitea's Merge removes the pull request's scheduled merge, whoever merges it
-  await dropScheduledMerge(tx, row.id);
   const repoGit = deps.git.open(base);
   const headRepo = await findHeadRepo(tx, base, row);
 
@@ -188,8 +185,10 @@ export async function mergePull(tx: Tx, deps: MergeDeps, base: RepoRow, pull: Pu
   }
 
   const recordMerge = async (moved: Promise<void>): Promise<PullRow> => {
+    // Gitea's Merge removes the pull request's scheduled merge, whoever merges it (in the same statement)
     const [merged] = await tx.query<PullRow>(
-      `UPDATE pull_request SET has_merged = true, merged_commit_id = $2, merger_id = $3, merged_at = now(), status = $4, updated = now()
+      `WITH unscheduled AS (DELETE FROM pull_auto_merge WHERE pull_id = $1)
+       UPDATE pull_request SET has_merged = true, merged_commit_id = $2, merger_id = $3, merged_at = now(), status = $4, updated = now()
        WHERE id = $1 RETURNING *`,
       [row.id, mergedCommit, doer.id, options.style === 'manually-merged' ? pullStatus.manuallyMerged : pullStatus.mergeable],
     );

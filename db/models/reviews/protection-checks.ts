@@ -3,7 +3,7 @@ import { methodNotAllowed } from '../../errors.js';
 import { compileGlob } from '../../glob.js';
 import { changedPaths } from '../../git/pulls.js';
 import type { GitStore } from '../../git/store.js';
-import { filePatterns, matchesFilePattern, type ProtectionRow } from '../code/branch-protection.js';
+import { effectiveProtection, filePatterns, matchesFilePattern, type ProtectionRow } from '../code/branch-protection.js';
 import { combineStates, listLatestCommitStatuses, type CommitStatusState } from '../code/commit-statuses.js';
 import { pullHeadRef, type PullRow } from '../pulls/pull-row.js';
 import { accessModes, type AccessMode, type RepoRow } from '../repos/repo-row.js';
@@ -68,8 +68,8 @@ export async function changedProtectedFiles(git: GitStore, repo: RepoRow, pull: 
  * required status checks, required official approvals (not dismissed; not stale when the rule ignores stale ones),
  * official rejections, official review requests, an outdated head, changed protected files.
  */
-export async function protectionBlock(db: Queryable, git: GitStore, repo: RepoRow, pull: PullRow): Promise<string | null> {
-  const rule = await baseBranchRule(db, pull);
+export async function protectionBlock(db: Queryable, git: GitStore, repo: RepoRow, pull: PullRow, rules?: ProtectionRow[]): Promise<string | null> {
+  const rule = rules ? effectiveProtection(rules, pull.base_branch) : await baseBranchRule(db, pull);
   if (!rule) return null;
   if (rule.enable_status_check && (await pullStatusState(db, git, repo, pull, rule)) !== 'success') return 'Not all required status checks successful';
   const [counts] = await db.query<{ approvals: number; rejections: number; requests: number }>(
@@ -94,13 +94,15 @@ export interface ProtectionGate {
   repoMode: AccessMode;
   /** Scheduling a merge for when checks pass (merge_when_checks_succeed): unmet protection is what it waits for. */
   scheduling?: boolean;
+  /** The repository's protection rules, when the caller has read them in the same transaction. */
+  rules?: ProtectionRow[];
 }
 
 /** Gitea's branch-protection step of CheckPullMergeable: 405 with the reason, unless the gate lets the caller past. */
 export async function assertProtectionAllowsMerge(
   db: Queryable, git: GitStore, repo: RepoRow, pull: PullRow, doer: UserRow, gate: ProtectionGate,
 ): Promise<void> {
-  const reason = await protectionBlock(db, git, repo, pull);
+  const reason = await protectionBlock(db, git, repo, pull, gate.rules);
   if (!reason || gate.scheduling) return;
   if (gate.force && (doer.is_admin || gate.repoMode >= accessModes.admin)) return;
   throw disallowedToMerge(reason);
