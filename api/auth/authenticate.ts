@@ -1,10 +1,10 @@
 import { BlockList, isIPv4 } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
-import { verifyPassword } from '../../db/crypto.js';
 import { forbidden, unauthorized } from '../../db/errors.js';
 import { authenticateTaskToken } from '../../db/models/actions/bot.js';
 import { normalizeScopes } from '../../db/scopes.js';
 import { authenticateToken } from '../../db/models/users/tokens.js';
+import { checkUserPassword } from '../../db/models/users/passwords.js';
 import { checkTotp } from '../../db/models/users/two-factor.js';
 import { findUserByLogin, findUserByName } from '../../db/models/users/users.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
@@ -103,7 +103,7 @@ async function byBasic(deps: Deps, encoded: string, otp: string | undefined): Pr
     if (bot) return bot;
   }
   const user = await findUserByLogin(deps.db, login);
-  if (!user || !(await verifyPassword(password, user))) throw unauthorized(badCredentials);
+  if (!user || !(await checkUserPassword(deps.db, user, password, deps.config.security.passwordHashAlgo))) throw unauthorized(badCredentials);
   const second = await checkTotp(deps.db, user, otp?.trim(), deps.config.security.secretKey);
   if (second === 'invalid') {
     throw unauthorized(otp ? 'invalid provided OTP' : 'two-factor authentication is enabled: send the one-time code in the X-Gitea-OTP header');
