@@ -13,6 +13,7 @@ import { userAvatarFiles } from './routes/users/user-avatar.js';
 import { gitSmartHttp } from './git/smart-http.js';
 import { docsPages } from './web/docs.js';
 import { webNotFound, webRoutes } from './web/index.js';
+import { oauth2Provider } from './oauth2/provider.js';
 import { packageRegistries } from './packages/index.js';
 import { actionsRunnerApi } from './actions/connect.js';
 
@@ -50,6 +51,7 @@ export function createApp(deps: Deps): Express {
   api.use(mountRoutes(apiRoutes, deps));
   api.use(apiNotFound);
   app.use('/api/v1', api);
+  app.use(oauth2Provider(deps));
   // Gitea serves the runner API only while actions are enabled
   if (deps.config.actions.enabled) app.use('/api/actions', actionsRunnerApi(deps));
   app.use(packageRegistries(deps));

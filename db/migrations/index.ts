@@ -23,6 +23,7 @@ import { OriginalService1732000018200 } from './1732000018200-original-service.j
 import { BranchHeadCommits1732000016200 } from './1732000016200-branch-head-commits.js';
 import { IssueListOrder1732000016000 } from './1732000016000-issue-list-order.js';
 import { EventMails1732000018400 } from './1732000018400-event-mails.js';
+import { OAuth2Grants1732000020000 } from './1732000020000-oauth2-grants.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -51,4 +52,5 @@ export const migrations = [
   IssueListOrder1732000016000,
   OriginalService1732000018200,
   EventMails1732000018400,
+  OAuth2Grants1732000020000,
 ];
