@@ -4,14 +4,14 @@ import { forbidden, unauthorized } from '../../db/errors.js';
 import { authenticateTaskToken } from '../../db/models/actions/bot.js';
 import { normalizeScopes } from '../../db/scopes.js';
 import { authenticateToken } from '../../db/models/users/tokens.js';
-import { checkUserPassword } from '../../db/models/users/passwords.js';
 import { accessScopeOfGrant, findGrantWithUser } from '../../db/models/users/oauth2-grants.js';
 import { issuerOf, looksLikeJwt, verifyToken } from '../../db/oauth2/tokens.js';
 import { checkTotp } from '../../db/models/users/two-factor.js';
-import { findUserByLogin, findUserByName } from '../../db/models/users/users.js';
+import { findUserByName } from '../../db/models/users/users.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import type { Deps } from '../deps.js';
 import { anonymous, type Caller } from './caller.js';
+import { signInWithPassword } from './password-sign-in.js';
 
 export const queryTokenWarning =
   '299 - "token and access_token API authentication is deprecated; send the token in the Authorization header instead"';
@@ -125,8 +125,8 @@ async function byBasic(deps: Deps, encoded: string, otp: string | undefined): Pr
     const bot = await byTaskToken(deps, candidate, 'token');
     if (bot) return bot;
   }
-  const user = await findUserByLogin(deps.db, login);
-  if (!user || !(await checkUserPassword(deps.db, user, password, deps.config.security.passwordHashAlgo))) throw unauthorized(badCredentials);
+  const user = await signInWithPassword(deps, login, password);
+  if (!user) throw unauthorized(badCredentials);
   const second = await checkTotp(deps.db, user, otp?.trim(), deps.config.security.secretKey);
   if (second === 'invalid') {
     throw unauthorized(otp ? 'invalid provided OTP' : 'two-factor authentication is enabled: send the one-time code in the X-Gitea-OTP header');
