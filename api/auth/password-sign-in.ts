@@ -1,6 +1,7 @@
 import { inTx } from '../../db/data-source.js';
 import { HttpError } from '../../db/errors.js';
 import { checkUserPassword } from '../../db/models/users/passwords.js';
+import { parseGroupTeamMap, syncGroupTeams } from '../../db/models/orgs/group-team-sync.js';
 import { findLoginSource, ldapSettingsOf, listActiveLdapSources, type LoginSourceRow } from '../../db/models/users/login-sources.js';
 import { createUser, findUserByLogin } from '../../db/models/users/users.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
@@ -19,13 +20,27 @@ export async function signInWithPassword(deps: Deps, login: string, password: st
   if (user) {
     const source = await findLoginSource(deps.db, user.login_source);
     if (!source || !source.is_active || source.type !== 'ldap') return null;
-    return (await ask(deps, source, user.login_name || user.name, password)) ? user : null;
+    const found = await ask(deps, source, user.login_name || user.name, password);
+    if (!found) return null;
+    await syncTeams(deps, source, user, found);
+    return user;
   }
   for (const source of await listActiveLdapSources(deps.db)) {
     const found = await ask(deps, source, login, password);
-    if (found) return registerFromLdap(deps, source, login, found);
+    if (!found) continue;
+    const created = await registerFromLdap(deps, source, login, found);
+    await syncTeams(deps, source, created, found);
+    return created;
   }
   return null;
+}
+
+/** Team memberships follow the user's LDAP groups at each sign-in, through the source's group-to-team map. */
+async function syncTeams(deps: Deps, source: LoginSourceRow, user: UserRow, found: LdapUser): Promise<void> {
+  const settings = ldapSettingsOf(source, deps.config.security.secretKey);
+  if (!settings.GroupsEnabled || !settings.GroupTeamMap.trim()) return;
+  const map = parseGroupTeamMap(settings.GroupTeamMap);
+  await inTx(deps, (tx) => syncGroupTeams(tx, user, found.groups, map, settings.GroupTeamMapRemoval));
 }
 
 async function ask(deps: Deps, source: LoginSourceRow, login: string, password: string): Promise<LdapUser | null> {

@@ -1,4 +1,4 @@
-import { Client, InvalidCredentialsError } from 'ldapts';
+import { Client, escapeFilter, InvalidCredentialsError } from 'ldapts';
 
 /** Gitea's LDAP source fields (`login_source.cfg` of an LDAP source, "via BindDN"), as Hearth uses them. */
 export interface LdapSettings {
@@ -18,6 +18,15 @@ export interface LdapSettings {
   AttributeName: string;
   AttributeSurname: string;
   AttributeMail: string;
+  /** Group search: the groups under GroupDN matching GroupFilter whose GroupMemberUID holds the user's UserUID attribute (`dn`: the entry's DN). */
+  GroupsEnabled: boolean;
+  GroupDN: string;
+  GroupFilter: string;
+  GroupMemberUID: string;
+  UserUID: string;
+  /** JSON: `{"cn=devs,ou=groups,dc=example,dc=org": {"OrgName": ["TeamName"]}}`. */
+  GroupTeamMap: string;
+  GroupTeamMapRemoval: boolean;
 }
 
 export interface LdapUser {
@@ -27,6 +36,8 @@ export interface LdapUser {
   email: string;
   isAdmin: boolean;
   isRestricted: boolean;
+  /** The DNs of the user's groups (empty unless GroupsEnabled). */
+  groups: string[];
 }
 
 /** The LDAP server could not be reached or did not answer in time: a 503 for the caller, never a hang. */
@@ -55,7 +66,8 @@ export async function authenticateLdap(settings: LdapSettings, login: string, pa
   try {
     if (settings.SecurityProtocol === 2) await client.startTLS(tls);
     if (settings.BindDN) await client.bind(settings.BindDN, settings.BindPassword);
-    const attributes = [settings.AttributeUsername, settings.AttributeName, settings.AttributeSurname, settings.AttributeMail].filter(Boolean);
+    const uidAttribute = settings.GroupsEnabled && settings.UserUID && settings.UserUID.toLowerCase() !== 'dn' ? settings.UserUID : '';
+    const attributes = [settings.AttributeUsername, settings.AttributeName, settings.AttributeSurname, settings.AttributeMail, uidAttribute].filter(Boolean);
     const { searchEntries } = await client.search(settings.UserBase, { scope: 'sub', filter, attributes, sizeLimit: 2 });
     if (searchEntries.length !== 1) return null;
     const entry = searchEntries[0];
@@ -75,8 +87,18 @@ export async function authenticateLdap(settings: LdapSettings, login: string, pa
       const { searchEntries: found } = await client.search(entry.dn, { scope: 'base', filter: extra, attributes: ['1.1'] });
       return found.length > 0;
     };
+    const groups = async (): Promise<string[]> => {
+      if (!settings.GroupsEnabled || !settings.GroupDN || !settings.GroupMemberUID) return [];
+      const uid = uidAttribute ? first(uidAttribute) : entry.dn;
+      if (!uid) return [];
+      const member = `(${settings.GroupMemberUID}=${escapeFilter`${uid}`})`;
+      const filter = settings.GroupFilter.trim() ? `(&${settings.GroupFilter.trim()}${member})` : member;
+      const { searchEntries: found } = await client.search(settings.GroupDN, { scope: 'sub', filter, attributes: ['1.1'] });
+      return found.map((g) => g.dn);
+    };
     return {
       dn: entry.dn,
+      groups: await groups(),
       username: first(settings.AttributeUsername) || login,
       fullName: [first(settings.AttributeName), first(settings.AttributeSurname)].filter(Boolean).join(' '),
       email: first(settings.AttributeMail),

@@ -1,5 +1,8 @@
 import test from 'ava';
+import { Attribute, Change, Client } from 'ldapts';
 import { inTx } from '../../db/data-source.js';
+import type { LdapSettings } from '../../db/net/ldap.js';
+import { build } from '../helpers/build.js';
 import { createLdapSource } from '../../db/models/users/login-sources.js';
 import { basicAuth, startHearth, type TestHearth } from '../helpers/hearth.js';
 import { startSlapd, type Slapd } from '../helpers/slapd.js';
@@ -32,12 +35,27 @@ givenName: Dave
 sn: Smith
 mail: dave@example.org
 userPassword: dave-pass
+
+dn: ou=groups,${suffix}
+objectClass: organizationalUnit
+ou: groups
+
+dn: cn=devs,ou=groups,${suffix}
+objectClass: groupOfNames
+cn: devs
+member: uid=carol,ou=people,${suffix}
+
+dn: cn=ops,ou=groups,${suffix}
+objectClass: groupOfNames
+cn: ops
+member: uid=dave,ou=people,${suffix}
 `;
 
-async function withSource(hearth: TestHearth, ldap: Slapd, port = ldap.port): Promise<number> {
+async function withSource(hearth: TestHearth, ldap: Slapd, port = ldap.port, groups: Partial<LdapSettings> = {}): Promise<number> {
   const source = await inTx(hearth.deps, (tx) => createLdapSource(tx, {
     name: `ldap-${port}`,
     settings: {
+      ...groups,
       Host: '127.0.0.1', Port: port, BindDN: ldap.adminDn, BindPassword: ldap.adminPassword, UserBase: `ou=people,${ldap.suffix}`,
       Filter: '(&(objectClass=inetOrgPerson)(uid=%s))', AdminFilter: '(employeeType=admin)', AttributeUsername: 'uid',
       AttributeName: 'givenName', AttributeSurname: 'sn', AttributeMail: 'mail',
@@ -89,4 +107,43 @@ test('LDAP via bind DN against a real slapd: first sign-in creates the account (
   const down = await hearth.call('GET', '/user', { auth: basicAuth('carol', 'carol-pass') });
   t.is(down.status, 503);
   t.regex(down.body.message, /unavailable/);
+});
+
+test('LDAP groups map to organization teams at each sign-in, and leaving a group removes the membership when removal is on', async (t) => {
+  const ldap = await startSlapd(t, ldif('dc=example,dc=org'));
+  if (typeof ldap === 'string') {
+    console.log(`skipped: ${ldap}`);
+    t.pass(ldap);
+    return;
+  }
+  const hearth = await startHearth(t);
+  const root = await hearth.createUser('root', { admin: true });
+  const acme = await build.org(hearth, root, { name: 'acme' });
+  await build.team(hearth, acme, { name: 'devs' });
+  await build.team(hearth, acme, { name: 'ops' });
+  const groups = `ou=groups,${ldap.suffix}`;
+  await withSource(hearth, ldap, ldap.port, {
+    GroupsEnabled: true, GroupDN: groups, GroupFilter: '(objectClass=groupOfNames)', GroupMemberUID: 'member', UserUID: 'dn', GroupTeamMapRemoval: true,
+    GroupTeamMap: JSON.stringify({ [`cn=devs,${groups}`]: { acme: ['devs'] }, [`CN=ops,${groups}`]: { acme: ['ops'], nowhere: ['x'] } }),
+  });
+  const teamsOf = async (name: string): Promise<string[]> => (await hearth.store.db.query<{ name: string }>(
+    'SELECT t.name FROM team_user tu JOIN team t ON t.id = tu.team_id JOIN "user" u ON u.id = tu.uid WHERE u.lower_name = $1 ORDER BY t.name', [name],
+  )).map((r) => r.name);
+
+  t.is((await hearth.call('GET', '/user', { auth: basicAuth('carol', 'carol-pass') })).status, 200);
+  t.deepEqual(await teamsOf('carol'), ['devs']);
+  t.is((await hearth.call('GET', '/user', { auth: basicAuth('dave', 'dave-pass') })).status, 200);
+  t.deepEqual(await teamsOf('dave'), ['ops']);
+
+  const admin = new Client({ url: `ldap://127.0.0.1:${ldap.port}` });
+  await admin.bind(ldap.adminDn, ldap.adminPassword);
+  const carolDn = `uid=carol,ou=people,${ldap.suffix}`;
+  await admin.modify(`cn=ops,${groups}`, new Change({ operation: 'add', modification: new Attribute({ type: 'member', values: [carolDn] }) }));
+  await admin.modify(`cn=devs,${groups}`, new Change({ operation: 'replace', modification: new Attribute({ type: 'member', values: [`uid=dave,ou=people,${ldap.suffix}`] }) }));
+  await admin.unbind();
+
+  t.deepEqual(await teamsOf('carol'), ['devs'], 'nothing changes before the next sign-in');
+  t.is((await hearth.call('GET', '/user', { auth: basicAuth('carol', 'carol-pass') })).status, 200);
+  t.deepEqual(await teamsOf('carol'), ['ops']);
+  t.is((await hearth.store.db.query('SELECT 1 FROM org_user o JOIN "user" u ON u.id = o.uid WHERE u.lower_name = $1', ['carol'])).length, 1);
 });

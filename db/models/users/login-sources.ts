@@ -2,6 +2,7 @@ import type { Queryable, Tx } from '../../data-source.js';
 import { decryptSecret, encryptSecret } from '../../crypto.js';
 import { invalid, isUniqueViolation } from '../../errors.js';
 import type { LdapSettings } from '../../net/ldap.js';
+import { parseGroupTeamMap } from '../orgs/group-team-sync.js';
 
 /** A row of `login_source` (Gitea's), its `cfg` as stored: an LDAP source's bind password sealed with SECRET_KEY. */
 export interface LoginSourceRow {
@@ -15,6 +16,7 @@ export interface LoginSourceRow {
 const ldapDefaults: LdapSettings = {
   Host: '', Port: 389, SecurityProtocol: 0, SkipVerify: false, BindDN: '', BindPassword: '', UserBase: '', Filter: '',
   AdminFilter: '', RestrictedFilter: '', AttributeUsername: '', AttributeName: '', AttributeSurname: '', AttributeMail: 'mail',
+  GroupsEnabled: false, GroupDN: '', GroupFilter: '', GroupMemberUID: '', UserUID: '', GroupTeamMap: '', GroupTeamMapRemoval: false,
 };
 
 /** Adds an LDAP (via BindDN) source, as `gitea admin auth add-ldap` does. */
@@ -28,6 +30,11 @@ export async function createLdapSource(
   if (!settings.Host || !settings.UserBase || !settings.Filter.includes('%s')) throw invalid('an LDAP source needs a host, a user base and a user filter with %s');
   if (![0, 1, 2].includes(settings.SecurityProtocol) || !Number.isInteger(settings.Port) || settings.Port < 1 || settings.Port > 65535) {
     throw invalid('invalid LDAP port or security protocol');
+  }
+  try {
+    parseGroupTeamMap(settings.GroupTeamMap);
+  } catch (error) {
+    throw invalid(`GroupTeamMap: ${(error as Error).message}`);
   }
   const cfg = { ...settings, BindPassword: settings.BindPassword ? encryptSecret(secretKey, settings.BindPassword) : '' };
   try {
