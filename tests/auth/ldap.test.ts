@@ -1,3 +1,4 @@
+import { createServer, type Socket } from 'node:net';
 import test from 'ava';
 import { Attribute, Change, Client } from 'ldapts';
 import { inTx } from '../../db/data-source.js';
@@ -146,4 +147,21 @@ test('LDAP groups map to organization teams at each sign-in, and leaving a group
   t.is((await hearth.call('GET', '/user', { auth: basicAuth('carol', 'carol-pass') })).status, 200);
   t.deepEqual(await teamsOf('carol'), ['ops']);
   t.is((await hearth.store.db.query('SELECT 1 FROM org_user o JOIN "user" u ON u.id = o.uid WHERE u.lower_name = $1', ['carol'])).length, 1);
+});
+
+test('an LDAP server that accepts connections and never answers: a 503 after the timeout, not a hang, and no account', async (t) => {
+  const silent = createServer((socket) => socket.on('data', () => undefined));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => { silent.close(() => resolve()); for (const s of sockets) s.destroy(); }));
+  const sockets: Socket[] = [];
+  silent.on('connection', (s) => sockets.push(s));
+  const hearth = await startHearth(t);
+  const port = (silent.address() as { port: number }).port;
+  await withSource(hearth, { port, suffix: 'dc=example,dc=org', adminDn: 'cn=admin,dc=example,dc=org', adminPassword: 'x' });
+  const started = Date.now();
+  const answer = await hearth.call('GET', '/user', { auth: basicAuth('carol', 'carol-pass') });
+  t.is(answer.status, 503);
+  t.regex(answer.body.message, /unavailable/);
+  t.true(Date.now() - started < 15_000);
+  t.is((await hearth.store.db.query('SELECT 1 FROM "user" WHERE lower_name = $1', ['carol'])).length, 0);
 });
