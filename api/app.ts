@@ -16,6 +16,7 @@ import { webAssets } from './web/assets.js';
 import { webRoutes } from './web/index.js';
 import { mountPages, notFoundPage } from './web/page.js';
 import { webPages } from './web/pages/index.js';
+import { oauth2Provider } from './oauth2/provider.js';
 import { packageRegistries } from './packages/index.js';
 import { actionsRunnerApi } from './actions/connect.js';
 import { httpMetrics } from './metrics/http-metrics.js';
@@ -57,6 +58,7 @@ export function createApp(deps: Deps): Express {
   api.use(mountRoutes(apiRoutes, deps));
   api.use(apiNotFound);
   app.use('/api/v1', api);
+  app.use(oauth2Provider(deps));
   // Gitea serves the runner API only while actions are enabled
   if (deps.config.actions.enabled) app.use('/api/actions', actionsRunnerApi(deps));
   app.use(packageRegistries(deps));

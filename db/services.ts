@@ -4,6 +4,7 @@ import { DigestThreads } from './blob-digests.js';
 import { FileBlobStore, type BlobStore } from './blob-store.js';
 import { CommitFieldsCache } from './git/commit-fields.js';
 import { GitStore } from './git/store.js';
+import { OAuth2SigningKeys } from './oauth2/signing-key.js';
 import type { Config } from './process/config.js';
 import { YoungGarbage } from './process/young-garbage.js';
 
@@ -18,6 +19,8 @@ export interface Services {
   digests: DigestThreads;
   /** Told of streamed chunks, so they do not pile up as garbage (see young-garbage.ts). */
   garbage: YoungGarbage;
+  /** The OAuth2 provider's JWT signing key, made or read at first use. */
+  oauth2Keys: OAuth2SigningKeys;
 }
 
 /** Repositories under `$HEARTH_DATA_DIR/git`, blobs under `$HEARTH_DATA_DIR/blobs`. */
@@ -29,5 +32,6 @@ export function buildServices(config: Config, log: Logger): Services {
     blobs: new FileBlobStore(path.join(config.dataDir, 'blobs')),
     digests: new DigestThreads(),
     garbage: new YoungGarbage(),
+    oauth2Keys: new OAuth2SigningKeys(config.dataDir),
   };
 }

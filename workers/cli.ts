@@ -6,6 +6,7 @@ import { inTx, type Queryable } from '../db/data-source.js';
 import { openDatabase } from '../db/process/database-url.js';
 import { describeStartupFailure } from '../db/process/startup.js';
 import { HttpError } from '../db/errors.js';
+import { createLdapSource } from '../db/models/users/login-sources.js';
 import { createToken } from '../db/models/users/tokens.js';
 import { enrollTotp } from '../db/models/users/two-factor.js';
 import { doctorCommand } from './doctor.js';
@@ -18,10 +19,16 @@ import { createUser, editUser, getIndividualByName, searchUsers } from '../db/mo
  */
 const usage = `Usage: npm run hearth -- admin user <command> [options]
        npm run hearth -- doctor [--fix]
+       npm run hearth -- admin auth add-ldap [options]
 
 Commands:
   doctor [--fix]   checks the database, queues, repositories and blobs; --fix repairs what it finds
                    (exits 1 while problems remain)
+  auth add-ldap --name N --host H --port P --user-search-base B --user-filter F [--security-protocol unencrypted|ldaps|starttls]
+      [--skip-tls-verify] [--not-active] [--bind-dn D --bind-password P] [--admin-filter F] [--restricted-filter F]
+      [--username-attribute A] [--firstname-attribute A] [--surname-attribute A] [--email-attribute A]
+      [--enable-groups --group-search-base B --group-member-attribute A --group-user-attribute A|dn] [--group-filter F]
+      [--group-team-map JSON] [--group-team-map-removal]
   create --username U --password P --email E [--admin] [--must-change-password]
   change-password --username U --password P [--must-change-password]
   list [--admin]
@@ -49,6 +56,43 @@ class UsageError extends Error {}
 
 const text = { type: 'string' } as const;
 const flag = { type: 'boolean' } as const;
+
+const securityProtocols = { unencrypted: 0, ldaps: 1, starttls: 2 } as const;
+
+/** Gitea's `admin auth add-ldap` (LDAP via BindDN), with its flag names. */
+const authCommands: Record<string, Command> = {
+  'add-ldap': {
+    options: {
+      name: text, host: text, port: text, 'security-protocol': text, 'skip-tls-verify': flag, 'not-active': flag, 'bind-dn': text,
+      'bind-password': text, 'user-search-base': text, 'user-filter': text, 'admin-filter': text, 'restricted-filter': text,
+      'username-attribute': text, 'firstname-attribute': text, 'surname-attribute': text, 'email-attribute': text,
+      'enable-groups': flag, 'group-search-base': text, 'group-member-attribute': text, 'group-user-attribute': text,
+      'group-filter': text, 'group-team-map': text, 'group-team-map-removal': flag,
+    },
+    async run(values, { store, config }) {
+      const protocol = (optional(values, 'security-protocol') ?? 'unencrypted').toLowerCase();
+      if (!(protocol in securityProtocols)) throw new UsageError('--security-protocol must be unencrypted, ldaps or starttls');
+      const port = Number(required(values, 'port'));
+      const source = await inTx(store, (tx) => createLdapSource(tx, {
+        name: required(values, 'name'),
+        isActive: values['not-active'] !== true,
+        settings: {
+          Host: required(values, 'host'), Port: port, SecurityProtocol: securityProtocols[protocol as keyof typeof securityProtocols],
+          SkipVerify: values['skip-tls-verify'] === true, BindDN: optional(values, 'bind-dn') ?? '', BindPassword: optional(values, 'bind-password') ?? '',
+          UserBase: required(values, 'user-search-base'), Filter: required(values, 'user-filter'),
+          AdminFilter: optional(values, 'admin-filter') ?? '', RestrictedFilter: optional(values, 'restricted-filter') ?? '',
+          AttributeUsername: optional(values, 'username-attribute') ?? '', AttributeName: optional(values, 'firstname-attribute') ?? '',
+          AttributeSurname: optional(values, 'surname-attribute') ?? '', AttributeMail: optional(values, 'email-attribute') ?? 'mail',
+          GroupsEnabled: values['enable-groups'] === true, GroupDN: optional(values, 'group-search-base') ?? '',
+          GroupMemberUID: optional(values, 'group-member-attribute') ?? '', UserUID: optional(values, 'group-user-attribute') ?? '',
+          GroupFilter: optional(values, 'group-filter') ?? '', GroupTeamMap: optional(values, 'group-team-map') ?? '',
+          GroupTeamMapRemoval: values['group-team-map-removal'] === true,
+        },
+      }, config.security.secretKey));
+      return `Login source '${source.name}' (id ${source.id}) has been successfully added!`;
+    },
+  },
+};
 
 const commands: Record<string, Command> = {
   create: {
@@ -147,9 +191,9 @@ function formatTable(header: string[], rows: string[][]): string {
 function parseCommand(argv: string[]): { command: Command; values: Values } {
   if (argv[0] === 'doctor') return parseOptions(doctor, argv.slice(1));
   const [scope, noun, name, ...rest] = argv;
-  if (scope !== 'admin' || noun !== 'user' || name === undefined) throw new UsageError('expected: admin user <command>');
-  const command = commands[name];
-  if (!command) throw new UsageError(`unknown command: admin user ${name}`);
+  if (scope !== 'admin' || (noun !== 'user' && noun !== 'auth') || name === undefined) throw new UsageError('expected: admin user <command> or admin auth <command>');
+  const command = (noun === 'user' ? commands : authCommands)[name];
+  if (!command) throw new UsageError(`unknown command: admin ${noun} ${name}`);
   return parseOptions(command, rest);
 }
 

@@ -4,12 +4,15 @@ import { forbidden, unauthorized } from '../../db/errors.js';
 import { authenticateTaskToken } from '../../db/models/actions/bot.js';
 import { normalizeScopes } from '../../db/scopes.js';
 import { authenticateToken } from '../../db/models/users/tokens.js';
+import { accessScopeOfGrant, findGrantWithUser } from '../../db/models/users/oauth2-grants.js';
+import { issuerOf, looksLikeJwt, verifyToken } from '../../db/oauth2/tokens.js';
 import { checkTotp } from '../../db/models/users/two-factor.js';
 import { findUserByName } from '../../db/models/users/users.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import type { Deps } from '../deps.js';
 import { anonymous, type Caller } from './caller.js';
-import { refuseProhibited, userByPassword } from './sign-in.js';
+import { refuseProhibited } from './sign-in.js';
+import { signInWithPassword } from './password-sign-in.js';
 
 export const queryTokenWarning =
   '299 - "token and access_token API authentication is deprecated; send the token in the Authorization header instead"';
@@ -69,11 +72,28 @@ async function resolveCaller(deps: Deps, trusted: BlockList, req: Request, res: 
 }
 
 async function byToken(deps: Deps, token: string, method: 'token' | 'query'): Promise<Caller> {
+  if (looksLikeJwt(token.trim())) {
+    const caller = await byOAuth2Token(deps, token.trim(), method);
+    if (!caller) throw unauthorized(badCredentials);
+    return caller;
+  }
   const found = await authenticateToken(deps.db, token.trim());
   if (found) return signedIn({ user: found.user, method, scope: found.scope, tokenId: found.tokenId });
   const bot = await byTaskToken(deps, token.trim(), method);
   if (!bot) throw unauthorized(badCredentials);
   return bot;
+}
+
+/**
+ * An access token this instance issued as an OAuth2 provider: a JWT of ours whose grant still exists (one indexed
+ * query, so a revoked grant or a deleted application refuses its tokens at once), with the scopes it was granted.
+ */
+async function byOAuth2Token(deps: Deps, token: string, method: 'token' | 'query'): Promise<Caller | null> {
+  const claims = await verifyToken(deps.oauth2Keys, issuerOf(deps.config.rootUrl), token, 'access');
+  const found = claims ? await findGrantWithUser(deps.db, claims.gnt) : null;
+  if (!claims || !found || String(found.user.id) !== claims.sub) return null;
+  const scope = typeof claims.scp === 'string' ? claims.scp : accessScopeOfGrant(found.grant.scope);
+  return signedIn({ user: found.user, method, scope, tokenId: null });
 }
 
 /**
@@ -96,13 +116,17 @@ async function byBasic(deps: Deps, encoded: string, otp: string | undefined): Pr
   if (decoded.includes('\u0000')) throw unauthorized(badCredentials);
   // A token may stand in the password (or, as git clients do, in the user name with an empty password).
   for (const candidate of [password, password === '' || password === 'x-oauth-basic' ? login : '']) {
+    if (looksLikeJwt(candidate)) {
+      const caller = await byOAuth2Token(deps, candidate, 'token');
+      if (caller) return caller;
+    }
     if (!/^[0-9a-f]{40}$/.test(candidate)) continue;
     const found = await authenticateToken(deps.db, candidate);
     if (found) return signedIn({ user: found.user, method: 'token', scope: found.scope, tokenId: found.tokenId });
     const bot = await byTaskToken(deps, candidate, 'token');
     if (bot) return bot;
   }
-  const user = await userByPassword(deps.db, login, password);
+  const user = await signInWithPassword(deps, login, password);
   if (!user) throw unauthorized(badCredentials);
   const second = await checkTotp(deps.db, user, otp?.trim(), deps.config.security.secretKey);
   if (second === 'invalid') {

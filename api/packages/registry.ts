@@ -85,7 +85,7 @@ export class Registry {
     const owner = await findUserByName(deps.db, String(req.params.owner));
     if (!owner) throw notFound(`owner ${req.params.owner} does not exist`, 'owner does not exist');
     const mode = await packageAccessOf(deps.db, caller.user, owner);
-    if (caller.tokenId !== null && !scopeAllows(caller.scope, `${access}:package`)) {
+    if (!scopeAllows(caller.scope, `${access}:package`)) {
       throw unauthorized('user should have specific permission or be a site admin');
     }
     if (mode < (access === 'read' ? accessModes.read : accessModes.write)) {

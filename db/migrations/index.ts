@@ -26,6 +26,7 @@ import { EventMails1732000018400 } from './1732000018400-event-mails.js';
 import { OperatorMetrics1732000019400 } from './1732000019400-operator-metrics.js';
 import { CronTaskRuns1732000019600 } from './1732000019600-cron-task-runs.js';
 import { WebSessions1732000019800 } from './1732000019800-web-sessions.js';
+import { OAuth2Grants1732000020000 } from './1732000020000-oauth2-grants.js';
 
 /** In order. A new migration is appended here. */
 export const migrations = [
@@ -57,4 +58,5 @@ export const migrations = [
   OperatorMetrics1732000019400,
   CronTaskRuns1732000019600,
   WebSessions1732000019800,
+  OAuth2Grants1732000020000,
 ];

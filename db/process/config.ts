@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parse as parseIni } from 'ini';
 import cronParser from 'cron-parser';
 import { z } from 'zod';
-import { passwordAlgorithm } from '../crypto.js';
+import { passwordAlgorithm } from '../password-hash.js';
 import { assertPassword, assertUsableName, assertValidEmail } from '../models/users/names.js';
 import { giteaHint } from './config-hints.js';
 
@@ -78,7 +78,7 @@ const passwordHash = text.transform((value, ctx) => {
   try {
     return passwordAlgorithm(value);
   } catch {
-    ctx.addIssue({ code: 'custom', message: 'expected pbkdf2, pbkdf2_hi, pbkdf2_v2 or pbkdf2$ITERATIONS$KEYLEN' });
+    ctx.addIssue({ code: 'custom', message: 'expected pbkdf2, pbkdf2_v2, pbkdf2_hi, argon2, bcrypt, scrypt or a specification such as pbkdf2$50000$50' });
     return z.NEVER;
   }
 });
@@ -183,7 +183,7 @@ export const sections = {
     reverseProxyAuthenticationUser: key('REVERSE_PROXY_AUTHENTICATION_USER', text.default('X-WEBAUTH-USER')),
     /** Addresses (CIDR) whose user header is trusted. */
     reverseProxyTrustedProxies: key('REVERSE_PROXY_TRUSTED_PROXIES', setting.list.default(['127.0.0.0/8', '::1/128'])),
-    /** Resolved to its stored form, `pbkdf2$ITERATIONS$KEYLEN`. */
+    /** `pbkdf2` (the default: 320,000 iterations, 50-byte key, SHA-256), `pbkdf2_v2`, `pbkdf2_hi`, `argon2`, `bcrypt`, `scrypt`, or Gitea's specification form (`pbkdf2$50000$50`, `argon2$2$65536$8$50`, `bcrypt$10`, `scrypt$65536$16$2$50`); older hashes are rehashed with it at the next sign-in. */
     passwordHashAlgo: key('PASSWORD_HASH_ALGO', passwordHash.default(passwordAlgorithm('pbkdf2'))),
     /** Encrypts secrets at rest (TOTP seeds, mirror credentials, actions secrets); empty: generated once into $HEARTH_DATA_DIR/secret.key. */
     secretKey: key('SECRET_KEY', text.default('')),

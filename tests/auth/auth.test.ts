@@ -230,7 +230,7 @@ test('passwords are stored as salted pbkdf2 hashes, never in plain', async (t) =
   t.is(swapped.body.login, 'bob');
 });
 
-test('PASSWORD_HASH_ALGO: pbkdf2 means the strong preset; an unsupported value stops the start', (t) => {
+test('PASSWORD_HASH_ALGO: pbkdf2 means the strong preset, Gitea\'s other names resolve to their parameters; an unsupported value stops the start', (t) => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hearth-config-'));
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const env = { HEARTH_DATA_DIR: dataDir };
@@ -238,7 +238,11 @@ test('PASSWORD_HASH_ALGO: pbkdf2 means the strong preset; an unsupported value s
   t.is(loadConfig({ ...env, HEARTH__security__PASSWORD_HASH_ALGO: 'pbkdf2' }).security.passwordHashAlgo, 'pbkdf2$320000$50');
   t.is(loadConfig({ ...env, HEARTH__security__PASSWORD_HASH_ALGO: 'pbkdf2$50000$64' }).security.passwordHashAlgo, 'pbkdf2$50000$64');
   t.is(loadConfig({ ...env, HEARTH__security__PASSWORD_HASH_ALGO: '' }).security.passwordHashAlgo, 'pbkdf2$320000$50', 'empty means unset, as Gitea\'s MustString');
-  for (const value of ['argon2', 'bcrypt', 'md5', 'pbkdf2$100$50', 'pbkdf2$x$y']) {
+  t.is(loadConfig({ ...env, HEARTH__security__PASSWORD_HASH_ALGO: 'pbkdf2_v2' }).security.passwordHashAlgo, 'pbkdf2$50000$50');
+  t.is(loadConfig({ ...env, HEARTH__security__PASSWORD_HASH_ALGO: 'argon2' }).security.passwordHashAlgo, 'argon2$2$65536$8$50');
+  t.is(loadConfig({ ...env, HEARTH__security__PASSWORD_HASH_ALGO: 'bcrypt' }).security.passwordHashAlgo, 'bcrypt$10');
+  t.is(loadConfig({ ...env, HEARTH__security__PASSWORD_HASH_ALGO: 'scrypt' }).security.passwordHashAlgo, 'scrypt$65536$16$2$50');
+  for (const value of ['md5', 'pbkdf2$100$50', 'pbkdf2$x$y', 'bcrypt$3', 'scrypt$1000$8$1$32', 'argon2$1$2']) {
     t.throws(() => loadConfig({ ...env, HEARTH__security__PASSWORD_HASH_ALGO: value }), { message: /PASSWORD_HASH_ALGO/ }, value);
   }
 });

@@ -204,3 +204,26 @@ test('an embedded database already running under npm start is reported, with DAT
   t.regex(outcome.stderr, /already running \(pid \d+, port 54329\)/);
   t.regex(outcome.stderr, /DATABASE_URL=postgres:\/\/hearth:hearth@127\.0\.0\.1:54329\/hearth/);
 });
+
+test('admin auth add-ldap adds an LDAP source with Gitea\'s flags, the bind password sealed; mistakes are refused', async (t) => {
+  const site = await prepareSite(t);
+  const added = await site.hearth('admin', 'auth', 'add-ldap', '--name', 'corp', '--host', 'ldap.example.org', '--port', '636', '--security-protocol', 'LDAPS',
+    '--bind-dn', 'cn=reader,dc=example,dc=org', '--bind-password', 'reader-secret', '--user-search-base', 'ou=people,dc=example,dc=org',
+    '--user-filter', '(uid=%s)', '--admin-filter', '(employeeType=admin)', '--username-attribute', 'uid', '--enable-groups',
+    '--group-search-base', 'ou=groups,dc=example,dc=org', '--group-member-attribute', 'member', '--group-user-attribute', 'dn',
+    '--group-team-map', '{"cn=devs,ou=groups,dc=example,dc=org":{"acme":["devs"]}}', '--group-team-map-removal');
+  t.is(added.code, 0, added.stderr);
+  t.regex(added.stdout, /Login source 'corp' \(id \d+\) has been successfully added/);
+  const [row] = await site.sql<{ type: string; is_active: boolean; cfg: Record<string, unknown> }>('SELECT type, is_active, cfg FROM login_source');
+  t.is(row.type, 'ldap');
+  t.true(row.is_active);
+  t.like(row.cfg, { Host: 'ldap.example.org', Port: 636, SecurityProtocol: 1, Filter: '(uid=%s)', GroupsEnabled: true, UserUID: 'dn', GroupTeamMapRemoval: true });
+  t.false(JSON.stringify(row.cfg).includes('reader-secret'));
+
+  const badProtocol = await site.hearth('admin', 'auth', 'add-ldap', '--name', 'x', '--host', 'h', '--port', '389', '--user-search-base', 'b', '--user-filter', '(uid=%s)', '--security-protocol', 'tls');
+  t.is(badProtocol.code, 2);
+  const badMap = await site.hearth('admin', 'auth', 'add-ldap', '--name', 'y', '--host', 'h', '--port', '389', '--user-search-base', 'b', '--user-filter', '(uid=%s)', '--group-team-map', '["x"]');
+  t.is(badMap.code, 1);
+  t.regex(badMap.stderr, /GroupTeamMap/);
+  t.is((await site.sql('SELECT 1 FROM login_source')).length, 1);
+});

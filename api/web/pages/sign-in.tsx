@@ -5,7 +5,8 @@ import type { UserRow } from '../../../db/models/users/user-row.js';
 import {
   createWebSession, deleteWebSession, isThrottled, recordLoginFailure, sweepWebSignIn, throttleKeys,
 } from '../../../db/models/users/web-sessions.js';
-import { refuseProhibited, userByPassword } from '../../auth/sign-in.js';
+import { refuseProhibited } from '../../auth/sign-in.js';
+import { signInWithPassword } from '../../auth/password-sign-in.js';
 import { page, type PageAnswer, type PageContext } from '../page.js';
 import { clearSessionCookie, setSessionCookie } from '../session.js';
 import { Csrf, ErrorMessage } from './layout.js';
@@ -74,7 +75,7 @@ export const signInPages = [
       const login = (form.user_name ?? '').trim();
       const keys = throttleKeys(login, addressOf(ctx));
       if (await isThrottled(deps.db, keys)) return throttled;
-      const user = login ? await userByPassword(deps.db, login, form.password ?? '') : null;
+      const user = login ? await signInWithPassword(deps, login, form.password ?? '') : null;
       if (!user) {
         await recordLoginFailure(deps.db, keys);
         return loginPage(200, login, 'Username or password is incorrect.');

@@ -1,5 +1,5 @@
 import type { Queryable, Tx } from '../../data-source.js';
-import { hashPassword, type PasswordHash } from '../../crypto.js';
+import { hashPassword, type PasswordHash } from '../../password-hash.js';
 import { badRequest, invalid, isUniqueViolation, notFound } from '../../errors.js';
 import { enqueue } from '../../../jobs/queue.js';
 import { selectPage, updateRow, type RowChanges } from '../../sql.js';
