@@ -3,11 +3,13 @@ import { jobNames } from '../../jobs/catalogue.js';
 
 /**
  * Kept jobs for the queue monitor's figure (`npm run bench -- ops`), added with one `INSERT ... SELECT` spread over
- * every catalogued queue: 92% completed, 5% failed, 3% cancelled, their ends spread over the last 14 days (pg-boss's
- * default keep), and 20 waiting jobs each time, so the backlog stays the same while the kept jobs grow. Then the partitions are vacuumed and analysed, as autovacuum leaves a table
+ * every catalogued queue: 92% completed, 5% failed, 3% cancelled, and 20 waiting jobs each time. `recent` jobs end in
+ * the last hour (the hour's work the figures report); the others end between an hour and 14 days ago (pg-boss's
+ * default keep), so the larger case adds kept jobs while the live jobs and the last hour's stay the same: what the
+ * figure measures is whether the cost grows with what is kept. Then the partitions are vacuumed and analysed, as autovacuum leaves a table
  * after a load.
  */
-export async function addKeptJobs(databaseUrl: string, count: number): Promise<void> {
+export async function addKeptJobs(databaseUrl: string, count: number, recent: boolean): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
@@ -18,8 +20,9 @@ export async function addKeptJobs(databaseUrl: string, count: number): Promise<v
          CASE WHEN s.state > 'active' THEN e.ended END
        FROM generate_series(1, $2::int) n
        CROSS JOIN LATERAL (SELECT (CASE WHEN n <= 20 THEN 'created' WHEN n % 100 < 92 THEN 'completed' WHEN n % 100 < 97 THEN 'failed' ELSE 'cancelled' END)::pgboss.job_state AS state) s
-       CROSS JOIN LATERAL (SELECT CASE WHEN s.state = 'created' THEN now() - random() * interval '1 minute' ELSE now() - random() * interval '14 days' END AS ended) e`,
-      [jobNames, count],
+       CROSS JOIN LATERAL (SELECT CASE WHEN s.state = 'created' THEN now() - random() * interval '1 minute' WHEN $3 THEN now() - random() * interval '1 hour'
+         ELSE now() - interval '1 hour' - random() * interval '13 days 23 hours' END AS ended) e`,
+      [jobNames, count, recent],
     );
     await client.query('VACUUM (ANALYZE) pgboss.job');
   } finally {

@@ -451,7 +451,7 @@ async function main(): Promise<void> {
       await admin.end();
       const servers = { baseline: { port: ports.hearth, pid: hearth.pid! }, hearth: { port: ports.hearth, pid: hearth.pid! } };
       const auth = { Authorization: `token ${token}` };
-      await addKeptJobs(benchUrl, 1_000);
+      await addKeptJobs(benchUrl, 1_000, true);
       await addMetricsFigures(benchUrl, repos.plain);
       const scrapeHeaders = { Authorization: `Bearer ${metricsToken}` };
       checkScrape(await (await fetch(`http://127.0.0.1:${ports.hearth}/metrics`, { headers: scrapeHeaders })).text());
@@ -460,7 +460,7 @@ async function main(): Promise<void> {
         { name: 'GET /api/v1/admin/queues, 1,000 kept jobs', server: 'hearth', path: '/api/v1/admin/queues', headers: auth },
         { name: 'GET /metrics, every figure present', server: 'hearth', path: '/metrics', headers: scrapeHeaders },
       ], servers, seconds);
-      await addKeptJobs(benchUrl, 999_000);
+      await addKeptJobs(benchUrl, 999_000, false);
       const [large, largeScrape] = await measure([
         { name: 'GET /api/v1/admin/queues, 1,000,000 kept jobs', server: 'hearth', path: '/api/v1/admin/queues', headers: auth },
         { name: 'GET /metrics, 1,000,000 kept jobs', server: 'hearth', path: '/metrics', headers: scrapeHeaders },
