@@ -1,13 +1,21 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { access, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { notFound } from './errors.js';
 
+/** How a presigned download names its file. */
+export interface DirectDownload {
+  filename: string;
+  contentType?: string;
+  /** Shown in place rather than saved (no `Content-Disposition: attachment`). */
+  inline?: boolean;
+}
+
 /**
- * Where uploaded files (attachments, later packages) live. Content is always streamed, never held whole in
+ * Where uploaded files (attachments, packages, avatars) live. Content is always streamed, never held whole in
  * memory, so the store can move to S3-compatible object storage behind the same operations.
  */
 export interface BlobStore {
@@ -19,16 +27,25 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Gives the bytes of `from` the key `to` (an upload moved into place once its content is known). */
   move(from: string, to: string): Promise<void>;
+  exists(key: string): Promise<boolean>;
+  /** An address the client may fetch the bytes from itself (SERVE_DIRECT), or undefined: serve them through Hearth. */
+  presign?(key: string, download: DirectDownload): Promise<string | undefined>;
+  /** Throws when the store cannot be reached. */
+  check?(): Promise<void>;
 }
 
 const safeKey = /^[A-Za-z0-9][A-Za-z0-9._-]{2,127}$/;
+
+export function assertBlobKey(key: string): void {
+  if (!safeKey.test(key)) throw new Error(`invalid blob key: ${key}`);
+}
 
 /** Blobs as files: `<root>/<first two characters of the key>/<key>`, written to a temporary file and renamed into place. */
 export class FileBlobStore implements BlobStore {
   constructor(readonly root: string) {}
 
   pathOf(key: string): string {
-    if (!safeKey.test(key)) throw new Error(`invalid blob key: ${key}`);
+    assertBlobKey(key);
     return path.join(this.root, key.slice(0, 2), key);
   }
 
@@ -68,5 +85,29 @@ export class FileBlobStore implements BlobStore {
     const target = this.pathOf(to);
     await mkdir(path.dirname(target), { recursive: true });
     await rename(this.pathOf(from), target);
+  }
+
+  async exists(key: string): Promise<boolean> {
+    return access(this.pathOf(key)).then(() => true, () => false);
+  }
+
+  async check(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+    await access(this.root);
+  }
+
+  /** Every stored key (uploads still being written, under `.tmp`, are not). */
+  async *keys(): AsyncGenerator<string> {
+    let folders: string[];
+    try {
+      folders = (await readdir(this.root, { withFileTypes: true })).filter((e) => e.isDirectory() && e.name !== '.tmp').map((e) => e.name).sort();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    for (const folder of folders) {
+      const entries = await readdir(path.join(this.root, folder), { withFileTypes: true });
+      for (const entry of entries.filter((e) => e.isFile()).map((e) => e.name).sort()) if (safeKey.test(entry)) yield entry;
+    }
   }
 }
