@@ -29,8 +29,9 @@ export function s3Client(target: MinioTarget): S3Client {
   });
 }
 
+/** No such key, or no bucket yet. */
 const missing = (error: unknown): boolean =>
-  error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || error.name === 'NoSuchKey' || error.name === 'NotFound');
+  error instanceof S3ServiceException && (error.$metadata.httpStatusCode === 404 || ['NoSuchKey', 'NoSuchBucket', 'NotFound'].includes(error.name));
 
 /**
  * Blobs as objects of an S3-compatible store under `<basePath><key>`. Uploads stream in parts (aborted on a failed
@@ -53,7 +54,6 @@ export class S3BlobStore implements BlobStore {
   /** `metadata` goes with the object as `x-amz-meta-*` headers. */
   async put(key: string, content: Readable, metadata?: Record<string, string>): Promise<number> {
     const objectKey = this.objectKey(key);
-    await this.ensureBucket();
     let size = 0;
     let failure: unknown;
     const counted = new Transform({
@@ -62,20 +62,29 @@ export class S3BlobStore implements BlobStore {
         done(null, chunk);
       },
     });
-    content.on('error', (error) => {
+    // listening before any wait: a source failing while the bucket is made must still fail the upload
+    const failed = (error: Error): void => {
       failure ??= error;
       counted.destroy(error);
-    });
+    };
+    // its failure reaches the caller through `failure` or the upload, whichever comes first
+    counted.on('error', () => undefined);
+    if (content.errored) failed(content.errored);
+    else content.on('error', failed);
     content.pipe(counted);
-    const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: objectKey, Body: counted, Metadata: metadata }, partSize, queueSize, leavePartsOnError: false });
     try {
+      await this.ensureBucket();
+      const upload = new Upload({ client: this.client, params: { Bucket: this.bucket, Key: objectKey, Body: counted, Metadata: metadata }, partSize, queueSize, leavePartsOnError: false });
       await upload.done();
       return size;
     } catch (error) {
       content.unpipe(counted);
       content.destroy();
+      counted.destroy();
       // the request's own failure (a 413, a dropped client) matters more than what the store said after it
       throw failure ?? error;
+    } finally {
+      content.off('error', failed);
     }
   }
 
@@ -105,7 +114,12 @@ export class S3BlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    } catch (error) {
+      // no bucket yet: nothing to delete
+      if (!missing(error)) throw error;
+    }
   }
 
   /** A copy inside the store, then the old key removed; content already at `to` is not written again. */
@@ -138,7 +152,13 @@ export class S3BlobStore implements BlobStore {
   async *keys(): AsyncGenerator<string> {
     let token: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.target.basePath, ContinuationToken: token }));
+      let page;
+      try {
+        page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.target.basePath, ContinuationToken: token }));
+      } catch (error) {
+        if (missing(error)) return;
+        throw error;
+      }
       for (const entry of page.Contents ?? []) if (entry.Key) yield entry.Key.slice(this.target.basePath.length);
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);

@@ -44,6 +44,9 @@ async function localFiles(hearth: TestHearth): Promise<string[]> {
 test('the S3 blob store streams uploads in parts as they arrive, reads, moves once, deletes, and aborts a failed upload leaving no part', async (t) => {
   const s3 = await startS3Server(t);
   const store = storeOn(s3);
+  // a source failing while the bucket is still being made fails the upload (it does not wait forever)
+  const early = new Readable({ read() { this.destroy(new Error('gone before the bucket was made')); } });
+  await t.throwsAsync(store.put('upload-0000', early), { message: 'gone before the bucket was made' });
   const content = randomBytes(20 * MiB);
   // the source waits after 9 MiB until the store holds a part of it: a store buffering the whole stream would wait forever
   let sawPart = false;
