@@ -167,7 +167,7 @@ function runCli(env: NodeJS.ProcessEnv, args: string[]): Promise<{ code: number;
 }
 
 test('storage migrate --to minio copies every local blob into the bucket, verified by SHA-256; a second run copies nothing', async (t) => {
-  const hearth = await startHearth(t);
+  const hearth = await startHearth(t, { HEARTH__storage__STORAGE_TYPE: 'local' });
   const alice = await hearth.createUser('alice');
   const repo = await build.repo(hearth, alice, { name: 'tool' });
   await build.issue(hearth, repo, { title: 'first' });
