@@ -1,13 +1,21 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { access, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { notFound } from './errors.js';
 
+/** How a presigned download names its file. */
+export interface DirectDownload {
+  filename: string;
+  contentType?: string;
+  /** Shown in place rather than saved (no `Content-Disposition: attachment`). */
+  inline?: boolean;
+}
+
 /**
- * Where uploaded files (attachments, later packages) live. Content is always streamed, never held whole in
+ * Where uploaded files (attachments, packages, avatars) live. Content is always streamed, never held whole in
  * memory, so the store can move to S3-compatible object storage behind the same operations.
  */
 export interface BlobStore {
@@ -21,16 +29,28 @@ export interface BlobStore {
   move(from: string, to: string): Promise<void>;
   /** Every stored key with when its bytes were last written (uploads still being written are not listed). */
   list(): AsyncGenerator<{ key: string; modified: Date }>;
+  exists(key: string): Promise<boolean>;
+  /** An address the client may fetch the bytes from itself (SERVE_DIRECT), or undefined: serve them through Hearth. */
+  presign?(key: string, download: DirectDownload): Promise<string | undefined>;
+  /** Throws when the store cannot be reached. */
+  check?(): Promise<void>;
 }
 
 const safeKey = /^[A-Za-z0-9][A-Za-z0-9._-]{2,127}$/;
+
+/** Whether a name is one a blob may be stored under. */
+export const isBlobKey = (key: string): boolean => safeKey.test(key);
+
+export function assertBlobKey(key: string): void {
+  if (!safeKey.test(key)) throw new Error(`invalid blob key: ${key}`);
+}
 
 /** Blobs as files: `<root>/<first two characters of the key>/<key>`, written to a temporary file and renamed into place. */
 export class FileBlobStore implements BlobStore {
   constructor(readonly root: string) {}
 
   pathOf(key: string): string {
-    if (!safeKey.test(key)) throw new Error(`invalid blob key: ${key}`);
+    assertBlobKey(key);
     return path.join(this.root, key.slice(0, 2), key);
   }
 
@@ -70,6 +90,15 @@ export class FileBlobStore implements BlobStore {
     const target = this.pathOf(to);
     await mkdir(path.dirname(target), { recursive: true });
     await rename(this.pathOf(from), target);
+  }
+
+  async exists(key: string): Promise<boolean> {
+    return access(this.pathOf(key)).then(() => true, () => false);
+  }
+
+  async check(): Promise<void> {
+    await mkdir(this.root, { recursive: true });
+    await access(this.root);
   }
 
   async *list(): AsyncGenerator<{ key: string; modified: Date }> {

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { DigestThreads } from './blob-digests.js';
-import { FileBlobStore, type BlobStore } from './blob-store.js';
+import type { BlobStore } from './blob-store.js';
+import { buildBlobStore } from './blob-storage.js';
 import { CommitFieldsCache } from './git/commit-fields.js';
 import { GitStore } from './git/store.js';
 import { OAuth2SigningKeys } from './oauth2/signing-key.js';
@@ -23,13 +24,13 @@ export interface Services {
   oauth2Keys: OAuth2SigningKeys;
 }
 
-/** Repositories under `$HEARTH_DATA_DIR/git`, blobs under `$HEARTH_DATA_DIR/blobs`. */
+/** Repositories under `$HEARTH_DATA_DIR/git`; blobs under `$HEARTH_DATA_DIR/blobs` or in the object store of `[storage]`. */
 export function buildServices(config: Config, log: Logger): Services {
   return {
     config,
     log,
     git: new GitStore(path.join(config.dataDir, 'git'), new CommitFieldsCache()),
-    blobs: new FileBlobStore(path.join(config.dataDir, 'blobs')),
+    blobs: buildBlobStore(config),
     digests: new DigestThreads(),
     garbage: new YoungGarbage(),
     oauth2Keys: new OAuth2SigningKeys(config.dataDir),

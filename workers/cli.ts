@@ -1,4 +1,7 @@
 import { parseArgs } from 'node:util';
+import { Presets, SingleBar } from 'cli-progress';
+import { kindStores, localBlobRoot } from '../db/blob-storage.js';
+import { FileBlobStore } from '../db/blob-store.js';
 import { openStore, withSecretKey, type OpenStore } from '../db/process/boot.js';
 import type { Config } from '../db/process/config.js';
 import { configForProcess } from '../db/process/supervised.js';
@@ -12,6 +15,7 @@ import { enrollTotp } from '../db/models/users/two-factor.js';
 import { doctorCommand } from './doctor.js';
 import { visibilities, type UserRow } from '../db/models/users/user-row.js';
 import { createUser, editUser, getIndividualByName, searchUsers } from '../db/models/users/users.js';
+import { migrateBlobs } from './storage-migrate.js';
 
 /**
  * The admin command line: `npm run hearth -- admin user <command> [options]`. Each command runs the same
@@ -20,6 +24,7 @@ import { createUser, editUser, getIndividualByName, searchUsers } from '../db/mo
 const usage = `Usage: npm run hearth -- admin user <command> [options]
        npm run hearth -- doctor [--fix]
        npm run hearth -- admin auth add-ldap [options]
+       npm run hearth -- storage migrate --to minio
 
 Commands:
   doctor [--fix]   checks the database, queues, repositories and blobs; --fix repairs what it finds
@@ -29,6 +34,9 @@ Commands:
       [--username-attribute A] [--firstname-attribute A] [--surname-attribute A] [--email-attribute A]
       [--enable-groups --group-search-base B --group-member-attribute A --group-user-attribute A|dn] [--group-filter F]
       [--group-team-map JSON] [--group-team-map-removal]
+  storage migrate --to minio
+      copies every blob of $HEARTH_DATA_DIR/blobs into the object store of [storage] (as with STORAGE_TYPE = minio),
+      verifying each copy by its SHA-256; blobs already there are not copied again
   create --username U --password P --email E [--admin] [--must-change-password]
   change-password --username U --password P [--must-change-password]
   list [--admin]
@@ -187,7 +195,27 @@ function formatTable(header: string[], rows: string[][]): string {
   return [header, ...rows].map((row) => row.map((cell, i) => cell.padEnd(widths[i])).join('  ').trimEnd()).join('\n');
 }
 
-/** Reads `admin user <command> [options]` or `doctor [--fix]`; a mistake is reported before any database is touched. */
+/** `storage migrate --to minio`: needs no database, only the settings and the stores. */
+async function migrateStorage(args: string[]): Promise<number> {
+  let to: string | undefined;
+  try {
+    to = parseArgs({ args, options: { to: text }, strict: true, allowPositionals: false }).values.to;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (to !== 'minio') throw new UsageError('expected: storage migrate --to minio');
+  // the bucket of [storage] whatever STORAGE_TYPE says today; a kind whose own section says local stays local
+  const config = configForProcess({ ...process.env, HEARTH__storage__STORAGE_TYPE: 'minio' });
+  const local = new FileBlobStore(localBlobRoot(config));
+  const bar = process.stderr.isTTY ? new SingleBar({ format: 'copying blobs [{bar}] {value}/{total} {percentage}% {eta_formatted}', stream: process.stderr }, Presets.shades_classic) : undefined;
+  const progress = bar && { start: (total: number) => bar.start(total, 0), step: () => bar.increment(), stop: () => bar.stop() };
+  const counts = await migrateBlobs(local, kindStores(config, local), progress);
+  console.log(`${counts.total} blobs in ${local.root}: ${counts.copied} copied and verified, ${counts.present} already in the bucket, ${counts.local} kept local, ${counts.failed.length} failed`);
+  for (const failure of counts.failed) console.error(`failed: ${failure}`);
+  return counts.failed.length > 0 ? 1 : 0;
+}
+
+/** Reads `admin user|auth <command> [options]` or `doctor [--fix]`; a mistake is reported before any database is touched. */
 function parseCommand(argv: string[]): { command: Command; values: Values } {
   if (argv[0] === 'doctor') return parseOptions(doctor, argv.slice(1));
   const [scope, noun, name, ...rest] = argv;
@@ -244,6 +272,10 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   try {
+    if (argv[0] === 'storage') {
+      if (argv[1] !== 'migrate') throw new UsageError('expected: storage migrate --to minio');
+      return await migrateStorage(argv.slice(2));
+    }
     const { command, values } = parseCommand(argv);
     const output = await execute(command, values);
     if (output !== '') console.log(output);

@@ -2,6 +2,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
 import type { PackageFileView } from '../../db/models/packages/packages.js';
 import type { Services } from '../../db/services.js';
+import { redirectToStore } from '../http/direct-download.js';
 
 /** What serving a blob takes: the store and the garbage counter its chunks go to. */
 export type BlobServices = Pick<Services, 'blobs' | 'garbage'>;
@@ -13,8 +14,10 @@ export interface ServeOptions {
   attachment?: boolean;
 }
 
-/** A package file's bytes streamed from the blob store, with its size, type and modification time. */
+/** A package file's bytes streamed from the blob store, with its size, type and modification time; with SERVE_DIRECT a redirect to them. */
 export async function serveFile(res: Response, services: BlobServices, file: PackageFileView, options: ServeOptions = {}): Promise<void> {
+  const download = { filename: file.name, contentType: options.contentType, inline: options.attachment === false };
+  if (!options.headOnly && (await redirectToStore(res, services.blobs, file.blob.blob_key, download))) return;
   res.status(200).set({
     'Content-Length': String(file.blob.size),
     'Content-Type': options.contentType ?? 'application/octet-stream',

@@ -4,15 +4,18 @@ import { notFound } from '../../db/errors.js';
 import { findDownloadableAttachment } from '../../db/models/attachment-downloads.js';
 import { countAttachmentDownload, type AttachmentRow } from '../../db/models/releases/attachments.js';
 import { authenticate } from '../auth/authenticate.js';
+import { redirectToStore } from '../http/direct-download.js';
 import type { Caller } from '../auth/caller.js';
 import type { Deps } from '../deps.js';
 import { requireScope } from './web-repo.js';
 
-/** An attachment's file, streamed from the blob store as a download; each GET (not HEAD) counts. */
+/** An attachment's file, streamed from the blob store as a download (or a redirect to it, with SERVE_DIRECT); each GET (not HEAD) counts. */
 export async function serveAttachment(deps: Deps, attachment: AttachmentRow, req: Request, res: Response): Promise<void> {
+  const count = (): Promise<unknown> => countAttachmentDownload(deps.db, attachment);
+  if (req.method === 'GET' && (await redirectToStore(res, deps.blobs, attachment.uuid, { filename: attachment.name }, count))) return;
   const content = await deps.blobs.get(attachment.uuid);
   if (req.method === 'GET') {
-    await countAttachmentDownload(deps.db, attachment).catch((error: unknown) => {
+    await count().catch((error: unknown) => {
       content.destroy();
       throw error;
     });

@@ -11,7 +11,7 @@ const kinds: Array<[RegExp, string]> = [
   [/^setting\.flag/, 'true/false'], [/^setting\.integer/, 'whole number'], [/^setting\.seconds/, 'seconds'],
   [/^setting\.port/, 'port'], [/^setting\.list/, 'comma-separated list'], [/^setting\.duration/, 'duration (10m, 8h)'],
   [/^setting\.url/, 'URL'], [/^setting\.bytes/, 'size (1024, 500 MB, 1 GiB; -1 no limit)'], [/^passwordHash/, 'algorithm'],
-  [/^logLevel/, 'log level'], [/^text/, 'text'], [/^z\.string/, 'text'],
+  [/^logLevel/, 'log level'], [/^storageType/, 'local or minio'], [/^text/, 'text'], [/^z\.string/, 'text'],
 ];
 
 interface Documented {
@@ -57,8 +57,18 @@ const families: Array<[RegExp, Documented]> = [
   [/^LIMIT_SIZE_/, { kind: 'size (1024, 500 MB, 1 GiB; -1 no limit)', comment: 'The largest single file of this package type: a 413 by its declared length or while it streams.' }],
 ];
 
+/** The kinds' sections repeat [storage]'s keys (storageOverrides in config.ts) as overrides of them. */
+const storageOverrideSections = new Set(['attachment', 'packages', 'avatar']);
+
+function storageOverride(source: Map<string, Documented>, sectionName: string, ini: string): Documented | undefined {
+  const base = storageOverrideSections.has(sectionName) ? source.get(`storage/${ini}`) : undefined;
+  const always = ['STORAGE_TYPE', 'MINIO_BUCKET', 'MINIO_BASE_PATH', 'SERVE_DIRECT'].includes(ini);
+  const when = always ? '' : ' when this section sets STORAGE_TYPE';
+  return base && { kind: base.kind, comment: `[storage] ${ini} for this kind of blob${when} (see Storage in docs/operations.md).` };
+}
+
 const documented = (source: Map<string, Documented>, sectionName: string, ini: string): Documented | undefined =>
-  source.get(`${sectionName}/${ini}`) ?? families.find(([pattern]) => pattern.test(ini))?.[1];
+  source.get(`${sectionName}/${ini}`) ?? storageOverride(source, sectionName, ini) ?? families.find(([pattern]) => pattern.test(ini))?.[1];
 
 const cell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { passwordAlgorithm } from '../password-hash.js';
 import { assertPassword, assertUsableName, assertValidEmail } from '../models/users/names.js';
 import { giteaHint } from './config-hints.js';
+import { resolveStorage, type BlobKind, type StorageKeys, type StorageTarget } from './storage-config.js';
 
 /**
  * Every setting Hearth reads, typed and validated with zod when read. An INI section is a `section({...})` of
@@ -134,6 +135,25 @@ function cronSection<K extends Keys>(enabled: boolean, schedule: string, extra: 
   });
 }
 
+const storageType = text.toLowerCase().pipe(z.enum(['local', 'minio'], { error: 'expected local or minio' }));
+
+/**
+ * What a kind of blob's own section ([attachment], [packages], [avatar]) may say about its storage, as Gitea reads it:
+ * with its own STORAGE_TYPE the section names its store itself (unset keys fall back to [storage]'s); without one it
+ * takes [storage]'s and may change only MINIO_BUCKET, MINIO_BASE_PATH and SERVE_DIRECT.
+ */
+const storageOverrides = () => ({
+  storageType: key('STORAGE_TYPE', storageType.optional()),
+  minioEndpoint: key('MINIO_ENDPOINT', text.optional()),
+  minioAccessKeyId: key('MINIO_ACCESS_KEY_ID', text.optional()),
+  minioSecretAccessKey: key('MINIO_SECRET_ACCESS_KEY', text.optional()),
+  minioBucket: key('MINIO_BUCKET', text.optional()),
+  minioLocation: key('MINIO_LOCATION', text.optional()),
+  minioUseSsl: key('MINIO_USE_SSL', setting.flag.optional()),
+  minioBasePath: key('MINIO_BASE_PATH', text.optional()),
+  serveDirect: key('SERVE_DIRECT', setting.flag.optional()),
+});
+
 /** The INI sections and their keys (CONTRACT.md's defaults). */
 export const sections = {
   /** Keys before any section header. */
@@ -206,6 +226,34 @@ export const sections = {
     maxSize: key('MAX_SIZE', setting.integer.pipe(z.number().min(0)).default(2048)),
     /** Files per upload. */
     maxFiles: key('MAX_FILES', setting.integer.pipe(z.number().min(0)).default(5)),
+    /** Where attachments (of issues, comments and releases) are stored: see [storage]. */
+    ...storageOverrides(),
+  }),
+  /** Where blobs (attachments, packages, avatars) are stored, unless their own section says otherwise. */
+  storage: section({
+    /** `local` (files under $HEARTH_DATA_DIR/blobs) or `minio` (any S3-compatible object store). */
+    storageType: key('STORAGE_TYPE', storageType.default('local')),
+    /** host:port of the object store. */
+    minioEndpoint: key('MINIO_ENDPOINT', text.default('localhost:9000')),
+    /** Empty: the SDK's own credentials (AWS_ACCESS_KEY_ID, an instance role). */
+    minioAccessKeyId: key('MINIO_ACCESS_KEY_ID', text.default('')),
+    /** A secret: never logged nor shown. */
+    minioSecretAccessKey: key('MINIO_SECRET_ACCESS_KEY', text.default('')),
+    /** Created at the first write when missing. */
+    minioBucket: key('MINIO_BUCKET', text.default('hearth')),
+    /** The region signed for. */
+    minioLocation: key('MINIO_LOCATION', text.default('us-east-1')),
+    /** https to the endpoint. */
+    minioUseSsl: key('MINIO_USE_SSL', setting.flag.default(false)),
+    /** A prefix of every key; each kind adds its own (`attachments/`, `packages/`, `avatars/`). */
+    minioBasePath: key('MINIO_BASE_PATH', text.default('')),
+    /** Downloads answer a redirect to a presigned URL of the object store instead of passing the bytes through. */
+    serveDirect: key('SERVE_DIRECT', setting.flag.default(false)),
+  }),
+  /** Uploaded avatars of users and organizations. */
+  avatar: section({
+    /** Where avatars are stored: see [storage]. */
+    ...storageOverrides(),
   }),
   'repository.issue': section({
     /** Pinned issues per repository. */
@@ -265,6 +313,8 @@ export const sections = {
     /** Bytes of package files per owner; a publish past it is a 413. */
     limitTotalOwnerSize: key('LIMIT_TOTAL_OWNER_SIZE', setting.bytes.default(-1)),
     ...packageSizeLimits,
+    /** Where package files are stored: see [storage]. */
+    ...storageOverrides(),
   }),
   metrics: section({
     /** Serve Prometheus metrics at /metrics on the web process. */
@@ -339,7 +389,9 @@ export const environment = z.object({
   LOG_LEVEL: logLevel.optional(),
 });
 
-export interface Config extends Omit<SectionConfig, 'server' | 'log' | 'default' | 'packages' | 'repository.issue' | 'git.timeout'> {
+export interface Config extends Omit<SectionConfig, 'server' | 'log' | 'default' | 'packages' | 'repository.issue' | 'git.timeout' | 'storage' | 'avatar'> {
+  /** Where each kind of blob is stored: [storage] with the overrides of [attachment], [packages] and [avatar]. */
+  blobStorage: Record<BlobKind, StorageTarget>;
   /** `[repository.issue]`. */
   repositoryIssue: SectionConfig['repository.issue'];
   /** `[git.timeout]`, in seconds. */
@@ -459,7 +511,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReading 
   const s = values as SectionConfig;
   let rootUrl = e.HEARTH_ROOT_URL ?? s.server.rootUrl ?? `http://localhost:${e.PORT}/`;
   if (!rootUrl.endsWith('/')) rootUrl += '/';
-  const { server, log, default: top, packages, 'repository.issue': repositoryIssue, 'git.timeout': gitTimeout, ...rest } = s;
+  const { server, log, default: top, packages, 'repository.issue': repositoryIssue, 'git.timeout': gitTimeout, storage, avatar, ...rest } = s;
+  const blobStorage = resolveStorage(storage as Required<StorageKeys>, { attachments: rest.attachment, packages, avatars: avatar });
   const limitSize = Object.fromEntries(packageTypes.map((type) => [type, packages[`limitSize_${type}`]]));
   return {
     config: {
@@ -469,6 +522,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReading 
       appName: top.appName,
       repositoryIssue,
       gitTimeout,
+      blobStorage,
       packages: { enabled: packages.enabled, limitTotalOwnerCount: packages.limitTotalOwnerCount, limitTotalOwnerSize: packages.limitTotalOwnerSize, limitSize },
       ssh: {
         disabled: server.disableSsh,

@@ -15,7 +15,9 @@ import { loadConfig, type Config } from '../../db/process/config.js';
 import { buildServices } from '../../db/services.js';
 import type { UserRow } from '../../db/models/users/user-row.js';
 import { actorDeps, chooseActors, subscribe, type Subscription } from '../../workers/subscribe.js';
+import { testStorage } from './blobs.js';
 import { build } from './build.js';
+import { startS3Server, type TestS3 } from './s3-server.js';
 import type { UserOptions } from './factories/users.js';
 
 export interface Answer<T = any> {
@@ -50,6 +52,8 @@ export interface TestHearth {
   createUser(name: string, options?: Omit<UserOptions, 'name'>): Promise<TestUser>;
   /** Runs the worker's actors (HEARTH_ACTORS-style selection) in this process, on real jobs. */
   startWorker(selection?: string): Promise<Subscription>;
+  /** The S3 server the blobs go to, under HEARTH_TEST_STORAGE=minio. */
+  s3?: TestS3;
 }
 
 export const basicAuth = (user: string, password: string): string =>
@@ -76,8 +80,11 @@ export const fastPasswordHash = 'pbkdf2$10000$50';
 /**
  * Starts Hearth's web app on a real socket over its own database. `settings` are HEARTH__SECTION__KEY
  * variables, as an operator would set them. Everything is torn down when the test (file) ends.
+ * Under HEARTH_TEST_STORAGE=minio the blobs go to an S3 server of its own (`settings` may still say otherwise).
  */
 export async function startHearth(t: ExecutionContext, settings: Record<string, string> = {}): Promise<TestHearth> {
+  const s3 = testStorage === 'minio' ? await startS3Server(t) : undefined;
+  if (s3) settings = { ...s3.settings(), ...settings };
   const databaseUrl = await cloneDatabase();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'hearth-data-'));
   const server: Server = createServer();
@@ -136,6 +143,7 @@ export async function startHearth(t: ExecutionContext, settings: Record<string, 
     deps,
     store,
     call,
+    s3,
     createUser: (name, options = {}) => build.user(hearth, { name, ...options }),
     async startWorker(selection) {
       const subscription = await subscribe(chooseActors(allActors, selection), actorDeps(store, config, log), databaseUrl);

@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import path from 'node:path';
 import test from 'ava';
-import type { FileBlobStore } from '../../db/blob-store.js';
+import { blobBytes, storedBlobs } from '../helpers/blobs.js';
 import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
 
@@ -18,7 +15,7 @@ async function setUp(t: Parameters<typeof startHearth>[0], settings: Record<stri
   await hearth.call('PUT', '/repos/alice/tool/collaborators/carol', { auth: alice.bearer, body: { permission: 'write' } });
   const first = await build.issue(hearth, repo, { title: 'first' });
   const second = await build.issue(hearth, repo, { title: 'second', by: bob.user });
-  return { hearth, alice, bob, carol, repo, first, second, blobs: hearth.deps.blobs as FileBlobStore };
+  return { hearth, alice, bob, carol, repo, first, second, blobs: hearth.deps.blobs };
 }
 
 function upload(hearth: TestHearth, target: string, auth: string, content: Buffer, fileName: string, query = '') {
@@ -27,25 +24,20 @@ function upload(hearth: TestHearth, target: string, auth: string, content: Buffe
   return fetch(`${hearth.rootUrl}api/v1/repos/alice/tool/issues/${target}/assets${query}`, { method: 'POST', headers: { Authorization: auth }, body: form });
 }
 
-async function storedFiles(blobs: FileBlobStore): Promise<string[]> {
-  if (!existsSync(blobs.root)) return [];
-  const entries = await readdir(blobs.root, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
-}
 
 const attachmentRows = (hearth: TestHearth) =>
   hearth.store.db.query<{ id: number; issue_id: number; comment_id: number | null; name: string; uploader_id: number }>(
     'SELECT id, issue_id, comment_id, name, uploader_id FROM attachment ORDER BY id');
 
 test('an upload is streamed to the blob store, listed, shown in the issue and readable; `name` overrides the file name', async (t) => {
-  const { hearth, alice, repo, first, blobs } = await setUp(t);
+  const { hearth, alice, repo, first } = await setUp(t);
   const content = Buffer.from('some notes\n'.repeat(1000));
   const answer = await upload(hearth, '1', alice.bearer, content, 'notes.txt');
   t.is(answer.status, 201);
   const asset = await answer.json();
   t.like(asset, { name: 'notes.txt', size: content.length, download_count: 0 });
   t.is(asset.browser_download_url, `${hearth.rootUrl}attachments/${asset.uuid}`);
-  t.true(readFileSync(blobs.pathOf(asset.uuid)).equals(content));
+  t.true((await blobBytes(hearth, asset.uuid)).equals(content));
   t.deepEqual(await attachmentRows(hearth), [{ id: asset.id, issue_id: first.id, comment_id: null, name: 'notes.txt', uploader_id: alice.user.id }]);
 
   const named = await upload(hearth, '1', alice.bearer, png, 'IMG_0001.png', '?name=diagram.png');
@@ -65,7 +57,7 @@ test('an upload is streamed to the blob store, listed, shown in the issue and re
 });
 
 test('types outside [attachment] ALLOWED_TYPES are 422 and leave nothing; past MAX_SIZE it is 413', async (t) => {
-  const { hearth, alice, blobs } = await setUp(t, { HEARTH__attachment__ALLOWED_TYPES: '.txt,image/*', HEARTH__attachment__MAX_SIZE: '1' });
+  const { hearth, alice } = await setUp(t, { HEARTH__attachment__ALLOWED_TYPES: '.txt,image/*', HEARTH__attachment__MAX_SIZE: '1' });
   const refused = await upload(hearth, '1', alice.bearer, Buffer.from('MZ binary'), 'tool.exe');
   t.is(refused.status, 422);
   t.regex((await refused.json()).message, /forbidden file extension or type/);
@@ -77,7 +69,7 @@ test('types outside [attachment] ALLOWED_TYPES are 422 and leave nothing; past M
   t.is(big.status, 413);
   t.is((await upload(hearth, '1', alice.bearer, randomBytes(1024 * 1024 - 10), 'fits.txt')).status, 201);
   t.deepEqual((await attachmentRows(hearth)).map((r) => r.name), ['picture.bin', 'a.TXT', 'fits.txt']);
-  t.is((await storedFiles(blobs)).length, 3, 'refused uploads leave no file behind');
+  t.is((await storedBlobs(hearth)).length, 3, 'refused uploads leave no file behind');
   t.like((await hearth.call('GET', '/settings/attachment')).body, { allowed_types: '.txt,image/*', max_size: 1 });
 });
 
@@ -93,7 +85,7 @@ test('renaming keeps an allowed type; deleting removes the row and, once committ
 
   t.is((await hearth.call('DELETE', `/repos/alice/tool/issues/1/assets/${asset.id}`, { auth: alice.bearer })).status, 204);
   t.deepEqual(await attachmentRows(hearth), []);
-  t.false(existsSync(blobs.pathOf(asset.uuid)));
+  t.false(await blobs.exists(asset.uuid));
   t.is((await hearth.call('GET', `/repos/alice/tool/issues/1/assets/${asset.id}`)).status, 404);
 });
 
@@ -134,12 +126,12 @@ test('comment attachments: apart from the issue\'s, for writers who wrote the co
 
   t.is((await hearth.call('DELETE', `/repos/alice/tool/issues/comments/${comment.id}`, { auth: carol.bearer })).status, 204);
   t.deepEqual(await attachmentRows(hearth), []);
-  t.false(existsSync(blobs.pathOf(asset.uuid)));
+  t.false(await blobs.exists(asset.uuid));
 
   const kept = await (await upload(hearth, '1', alice.bearer, Buffer.from('x'), 'kept.txt')).json();
   t.is((await hearth.call('DELETE', '/repos/alice/tool/issues/1', { auth: alice.bearer })).status, 204);
   t.deepEqual(await attachmentRows(hearth), []);
-  t.false(existsSync(blobs.pathOf(kept.uuid)), 'deleting the issue removes its files');
+  t.false(await blobs.exists(kept.uuid), 'deleting the issue removes its files');
 });
 
 test('with [attachment] ENABLED off the attachment routes are 404', async (t) => {

@@ -1,7 +1,4 @@
-import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import path from 'node:path';
-import type { FileBlobStore } from '../../db/blob-store.js';
+import { storedBlobs } from '../helpers/blobs.js';
 import type { TestHearth } from '../helpers/hearth.js';
 
 /** What the package tables and the blob store hold: a refusal must leave all of it as it was. */
@@ -10,7 +7,7 @@ export interface Stored {
   versions: number;
   files: number;
   blobs: number;
-  /** Every file under the blob store's root, temporary ones included. */
+  /** Every file under the blob store's root, temporary ones included (see storedBlobs). */
   blobFiles: string[];
 }
 
@@ -19,9 +16,6 @@ export async function stored(hearth: TestHearth): Promise<Stored> {
     `SELECT (SELECT count(*)::int FROM package) AS packages, (SELECT count(*)::int FROM package_version) AS versions,
        (SELECT count(*)::int FROM package_file) AS files, (SELECT count(*)::int FROM package_blob) AS blobs`,
   );
-  const root = (hearth.deps.blobs as FileBlobStore).root;
-  const blobFiles = existsSync(root)
-    ? (await readdir(root, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => path.relative(root, path.join(e.parentPath, e.name))).sort()
-    : [];
+  const blobFiles = await storedBlobs(hearth);
   return { packages: row.packages, versions: row.versions, files: row.files, blobs: row.blobs, blobFiles };
 }
