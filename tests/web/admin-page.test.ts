@@ -1,14 +1,20 @@
+import { execFile } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import test from 'ava';
+import { chromium } from 'playwright-core';
 import { build } from '../helpers/build.js';
 import { Browser, type Page } from '../helpers/browser.js';
 import { drain } from '../helpers/drain.js';
 import { basicAuth, startHearth, type TestHearth } from '../helpers/hearth.js';
+import { root } from '../helpers/processes.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 const loopbackAllowed = { HEARTH__webhook__ALLOWED_HOST_LIST: 'loopback' };
 
 /** The figures a queue's row shows, by their data-figure name. */
-export function queueRow(html: string, queue: string): Record<string, string> {
+function queueRow(html: string, queue: string): Record<string, string> {
   const row = new RegExp(`<tr id="queue-${queue}"[^>]*>([\\s\\S]*?)</tr>`).exec(html);
   if (!row) throw new Error(`no row for queue ${queue}`);
   return Object.fromEntries([...row[1].matchAll(/data-figure="([a-z_0-9]+)">([^<]*)</g)].map((match) => [match[1], match[2]]));
@@ -22,7 +28,7 @@ const jobState = async (hearth: TestHearth, id: string): Promise<string | undefi
  * failed for good (its retry limit lowered to the attempts made, so the test does not wait out pg-boss's backoff).
  * Answers the failed webhook-delivery jobs' ids.
  */
-export async function failedDeliveries(hearth: TestHearth, receiver: Receiver): Promise<string[]> {
+async function failedDeliveries(hearth: TestHearth, receiver: Receiver): Promise<string[]> {
   receiver.answer = () => ({ status: 500, body: 'down' });
   const alice = await hearth.createUser('alice');
   const repo = await build.repo(hearth, alice, { name: 'tool', autoInit: true });
@@ -176,4 +182,75 @@ test('the mirror page marks failing and overdue mirrors with their errors, never
   t.regex(page.html, /2 mirrors, 1 failing, 1 overdue/);
   t.regex(page.html, /https:\/\/example\.com\/down\.git/);
   t.false(page.html.includes('hunter2'));
+});
+
+/** Chromium's path, installed from the distribution when missing; or why it cannot be had. */
+async function chromiumPath(): Promise<{ path: string } | { missing: string }> {
+  try {
+    await promisify(execFile)('bash', [path.join(root, 'tests', 'helpers', 'ensure-client.sh'), 'chromium', 'chromium'], { timeout: 300_000 });
+    const { stdout } = await promisify(execFile)('bash', ['-c', 'command -v chromium']);
+    return { path: stdout.trim() };
+  } catch (error) {
+    const stderr = (error as { stderr?: string }).stderr?.trim();
+    return { missing: `chromium is not installed and could not be (${stderr || String(error)})` };
+  }
+}
+
+test('in headless Chromium: sign in, read the queue figures, click Retry on a failed job and see it succeed without reloading', async (t) => {
+  t.timeout(360_000, 'installing chromium the first time');
+  const browserPath = await chromiumPath();
+  if ('missing' in browserPath) {
+    t.log(`skipped: ${browserPath.missing}`);
+    t.pass();
+    return;
+  }
+  t.timeout(60_000);
+  const hearth = await startHearth(t, loopbackAllowed);
+  const receiver = await startReceiver(t);
+  const failed = await failedDeliveries(hearth, receiver);
+  const admin = await hearth.createUser('root', { admin: true });
+
+  const browser = await chromium.launch({ executablePath: browserPath.path, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  t.teardown(() => browser.close());
+  const page = await browser.newPage({ baseURL: hearth.rootUrl, viewport: { width: 1400, height: 900 } });
+  const problems: string[] = [];
+  // the browser asks for /favicon.ico, which Hearth has not got
+  page.on('console', (message) => { if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) problems.push(`${message.text()} ${message.location().url}`); });
+  page.on('pageerror', (error) => problems.push(error.message));
+
+  await page.goto('user/login');
+  await page.fill('input[name="user_name"]', 'root');
+  await page.fill('input[name="password"]', admin.password);
+  await Promise.all([page.waitForURL(hearth.rootUrl), page.click('form.panel button[type="submit"]')]);
+  t.is(await page.textContent('a.signed-in'), 'root');
+
+  await page.goto('-/admin/queues');
+  const figure = (queue: string, name: string): Promise<string | null> => page.textContent(`#queue-${queue} [data-figure="${name}"]`);
+  t.is(await figure('webhook-delivery', 'failed'), '2');
+  t.is(await figure('webhook-delivery', 'created'), '0');
+  t.is(await page.locator('#failed-webhook-delivery tr[data-job]').count(), 2);
+  t.regex((await page.textContent(`tr[data-job="${failed[0]}"] td.error`)) ?? '', /receiver answered 500/);
+  t.true(await page.locator('svg.throughput rect.failed').count() > 0, 'the chart shows the failures');
+
+  receiver.answer = () => ({ status: 200, body: 'ok' });
+  await Promise.all([page.waitForURL(/\/-\/admin\/queues#queue-webhook-delivery$/), page.click(`tr[data-job="${failed[0]}"] button`)]);
+  t.is(await jobState(hearth, failed[0]), 'retry');
+  t.is(await page.locator(`tr[data-job="${failed[0]}"]`).count(), 0, 'no longer listed as failed');
+
+  // the worker runs it; the page, not reloaded, shows the new figures at its next refresh
+  await page.evaluate(() => { (window as unknown as { notReloaded: boolean }).notReloaded = true; });
+  const ran = await drain(hearth, 'webhook-delivery');
+  t.deepEqual(ran.map((job) => [job.id, job.outcome]), [[failed[0], 'done']]);
+  t.is(await jobState(hearth, failed[0]), 'completed');
+  const completedBefore = Number(await figure('webhook-delivery', 'completed'));
+  await page.waitForFunction(
+    (before) => Number(document.querySelector('#queue-webhook-delivery [data-figure="completed"]')?.textContent) > before, completedBefore, { timeout: 10_000 },
+  );
+  t.true(await page.evaluate(() => (window as unknown as { notReloaded?: boolean }).notReloaded === true), 'refreshed in place');
+  t.is(await figure('webhook-delivery', 'failed'), '1');
+  t.true(await page.locator('svg.throughput rect.completed').count() > 0);
+
+  await mkdir(path.join(root, 'tests', '.output'), { recursive: true });
+  await page.screenshot({ path: path.join(root, 'tests', '.output', 'admin-queues.png'), fullPage: true });
+  t.deepEqual(problems, [], 'no script error or CSP violation');
 });
