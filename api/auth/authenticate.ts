@@ -71,6 +71,16 @@ async function resolveCaller(deps: Deps, trusted: BlockList, req: Request, res: 
   return anonymous;
 }
 
+/**
+ * The caller an `Authorization: Basic` header names (password, with TOTP in X-Gitea-OTP, or a token as password),
+ * checked as the API checks it; null without such a header. For the web pages that accept basic authentication.
+ */
+export async function basicCaller(deps: Deps, req: Request): Promise<Caller | null> {
+  const [kind, ...rest] = (req.get('authorization') ?? '').trim().split(/\s+/);
+  if (!/^basic$/i.test(kind)) return null;
+  return byBasic(deps, rest.join(' '), req.get('x-gitea-otp'));
+}
+
 async function byToken(deps: Deps, token: string, method: 'token' | 'query'): Promise<Caller> {
   if (looksLikeJwt(token.trim())) {
     const caller = await byOAuth2Token(deps, token.trim(), method);

@@ -38,7 +38,7 @@ export const page = (definition: PageDefinition): PageDefinition => definition;
 /** Every web page carries this: scripts and styles only from files of this instance, no inline script. */
 export const pageHeaders = {
   'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: https:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',

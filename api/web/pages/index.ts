@@ -1,4 +1,5 @@
 import type { PageDefinition } from '../page.js';
+import { adminPages } from './admin.js';
 import { explorePages } from './explore.js';
 import { issuePages } from './issue.js';
 import { ownerPages } from './owner.js';
@@ -6,4 +7,4 @@ import { repoHomePages } from './repo-home.js';
 import { signInPages } from './sign-in.js';
 
 /** The web face's page table, beside the API's route table; mounted after /api/v1, git and the download routes. */
-export const webPages: PageDefinition[] = [...signInPages, ...explorePages, ...ownerPages, ...repoHomePages, ...issuePages];
+export const webPages: PageDefinition[] = [...signInPages, ...explorePages, ...adminPages, ...ownerPages, ...repoHomePages, ...issuePages];

@@ -164,3 +164,39 @@ export async function deleteEndedJobs(db: Queryable, name: JobName, state: 'fail
   );
   return row.n;
 }
+
+/** A minute of a queue's last hour: how many jobs completed and failed in it. */
+export interface QueueMinute {
+  name: string;
+  /** Whole minutes ago, 0 (this minute) to 59. */
+  minutesAgo: number;
+  completed: number;
+  failed: number;
+}
+
+/**
+ * Every queue's completed and failed jobs of the last hour by minute, in one statement over the index
+ * hearth_job_ended (jobs/queue.ts): its cost follows the last hour's throughput, not the kept jobs. Empty minutes
+ * are not answered.
+ */
+export async function queueMinutes(db: Queryable): Promise<QueueMinute[]> {
+  return db.query<QueueMinute>(
+    `SELECT j.name, least(59, floor(extract(epoch FROM now() - j.completed_on) / 60))::int AS "minutesAgo",
+       count(*) FILTER (WHERE j.state = 'completed')::int AS completed, count(*) FILTER (WHERE j.state = 'failed')::int AS failed
+     FROM pgboss.job j
+     WHERE j.name = ANY($1::text[]) AND j.state > 'active' AND j.completed_on > now() - interval '1 hour'
+     GROUP BY 1, 2`,
+    [jobNames],
+  );
+}
+
+/** Each queue's newest failed jobs, at most `perQueue` of each, in one statement (the index hearth_job_state). */
+export async function newestFailedJobs(db: Queryable, perQueue: number): Promise<Array<QueueJob & { name: string }>> {
+  return db.query<QueueJob & { name: string }>(
+    `SELECT q.name, f.* FROM unnest($1::text[]) WITH ORDINALITY AS q(name, position)
+     CROSS JOIN LATERAL (
+       SELECT ${jobColumns('j')} FROM pgboss.job j WHERE j.name = q.name AND j.state = 'failed' ORDER BY j.created_on DESC LIMIT $2) f
+     ORDER BY q.position, f."createdOn" DESC`,
+    [jobNames, perQueue],
+  );
+}
