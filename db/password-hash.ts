@@ -1,7 +1,7 @@
 import { pbkdf2, scrypt, timingSafeEqual, randomBytes, type ScryptOptions } from 'node:crypto';
 import { promisify } from 'node:util';
 import { hashRaw } from '@node-rs/argon2';
-import { hash as bcryptHash, verify as bcryptVerify } from '@node-rs/bcrypt';
+import bcrypt from 'bcryptjs';
 
 const pbkdf2Async = promisify(pbkdf2);
 const scryptAsync = promisify(scrypt) as (password: string, salt: string, keylen: number, options: ScryptOptions) => Promise<Buffer>;
@@ -78,7 +78,7 @@ export async function verifyPassword(password: string, stored: PasswordHash): Pr
   if (!stored.passwd) return false;
   const hasher = parseSpec(stored.passwd_hash_algo || 'pbkdf2');
   if (!hasher) return false;
-  if (hasher.kind === 'bcrypt') return bcryptVerify(password, stored.passwd).catch(() => false);
+  if (hasher.kind === 'bcrypt') return bcrypt.compare(password, stored.passwd).catch(() => false);
   const candidate = Buffer.from(await derive(hasher, password, stored.salt), 'hex');
   const expected = Buffer.from(stored.passwd, 'hex');
   return candidate.length === expected.length && timingSafeEqual(candidate, expected);
@@ -101,6 +101,6 @@ async function derive(hasher: Hasher, password: string, salt: string): Promise<s
         algorithm: 2, version: 1, salt: Buffer.from(salt), timeCost: hasher.time, memoryCost: hasher.memory, parallelism: hasher.threads, outputLen: hasher.keyLen,
       })).toString('hex');
     case 'bcrypt':
-      return bcryptHash(password, { cost: hasher.cost });
+      return bcrypt.hash(password, hasher.cost);
   }
 }
