@@ -4,6 +4,7 @@ import { issuePages } from './issue.js';
 import { ownerPages } from './owner.js';
 import { repoHomePages } from './repo-home.js';
 import { signInPages } from './sign-in.js';
+import { sourcePages } from './source.js';
 
 /** The web face's page table, beside the API's route table; mounted after /api/v1, git and the download routes. */
-export const webPages: PageDefinition[] = [...signInPages, ...explorePages, ...ownerPages, ...repoHomePages, ...issuePages];
+export const webPages: PageDefinition[] = [...signInPages, ...explorePages, ...ownerPages, ...repoHomePages, ...issuePages, ...sourcePages];
