@@ -93,3 +93,59 @@ test('source pages: listings, highlighted files with line anchors, Markdown, ima
   await owner.signIn('alice', alice.password);
   t.is((await owner.get('/alice/secret/src/branch/main/README.md')).status, 200);
 });
+
+test('history pages: commits paged, a commit with its diff per file, branches, tags, releases with notes and assets', async (t) => {
+  const hearth = await startHearth(t);
+  const alice = await hearth.createUser('alice');
+  const tool = await build.repo(hearth, alice, { name: 'tool', autoInit: true });
+  await build.commit(hearth, tool, { message: `Add code ${xss}\n\nThe body of the message.`, files: { 'a.txt': `one\ntwo ${xss}\n`, 'b.bin': Buffer.from([0, 1, 2]) } });
+  for (let i = 0; i < 21; i++) await build.commit(hearth, tool, { files: { [`f${i}.txt`]: `${i}\n` }, message: `Commit number ${i}` });
+  await build.commit(hearth, tool, { files: { 'x.txt': 'x\n' }, newBranch: 'feature/y', message: 'On the feature' });
+  await build.release(hearth, tool, { tag: 'v1.0', title: 'First release', note: `Notes with **bold** ${xss}` });
+  await build.repo(hearth, alice, { name: 'secret', private: true, autoInit: true });
+  const browser = new Browser(hearth.rootUrl);
+
+  const commits = await browser.get('/alice/tool/commits/branch/main');
+  t.is(commits.status, 200);
+  t.regex(textOf(commits), /23 commits/);
+  t.regex(textOf(commits), /Commit number 20/);
+  t.false(textOf(commits).includes('Initial commit'), 'the first page holds the newest 20');
+  const second = await browser.get('/alice/tool/commits/branch/main?page=2');
+  t.regex(textOf(second), /Initial commit/);
+  t.regex(textOf(await browser.get('/alice/tool/commits/branch/feature/y')), /On the feature/);
+  t.regex(textOf(await browser.get('/alice/tool/commits/branch/main/a.txt')), /1 commit /);
+
+  const log = (await hearth.call('GET', '/repos/alice/tool/commits?limit=50', { auth: alice.bearer })).body as Array<{ sha: string; commit: { message: string } }>;
+  const added = log.find((c) => c.commit.message.startsWith('Add code'))!;
+  const commit = await browser.get(`/alice/tool/commit/${added.sha}`);
+  t.is(commit.status, 200);
+  const text = textOf(commit);
+  t.regex(text, /The body of the message/);
+  t.regex(text, /2 changed files with 2 additions and 0 deletions/);
+  t.regex(text, /a\.txt \+2 -0 added/);
+  t.regex(text, /b\.bin \+0 -0 added Binary file/);
+  t.true(commit.html.includes('+two &lt;script'), 'the diff is shown, escaped');
+  t.false(commit.html.includes(xss));
+  t.true(commit.html.includes(`href="/alice/tool/commit/${log[log.length - 1].sha}"`) || log.length < 23, 'parents link');
+  const root = await browser.get(`/alice/tool/commit/${log[log.length - 1].sha}`);
+  t.regex(textOf(root), /No parents/);
+  t.regex(textOf(root), /README\.md/);
+
+  const branches = await browser.get('/alice/tool/branches');
+  t.true(branches.html.includes('href="/alice/tool/src/branch/feature/y"'));
+  t.regex(textOf(branches), /main default/);
+  const tags = await browser.get('/alice/tool/tags');
+  t.true(tags.html.includes('href="/alice/tool/src/tag/v1.0"'));
+  t.is((await browser.get('/alice/tool/src/tag/v1.0/a.txt')).status, 200);
+  const releases = await browser.get('/alice/tool/releases');
+  t.regex(textOf(releases), /First release/);
+  t.true(releases.html.includes('<strong>bold</strong>'));
+  t.false(releases.html.includes(xss));
+  const one = await browser.get('/alice/tool/releases/tag/v1.0');
+  t.regex(textOf(one), /First release .*Source code \(zip\)/);
+
+  for (const path of [
+    '/alice/tool/commit/0000000', '/alice/tool/commit/zzzz', '/alice/tool/commits/branch/nope', '/alice/tool/commits/branch/main/nothing.txt',
+    '/alice/tool/releases/tag/v9', '/alice/secret/commits/branch/main', '/alice/secret/branches', '/alice/secret/tags', '/alice/secret/releases',
+  ]) t.is((await browser.get(path)).status, 404, path);
+});
