@@ -96,6 +96,14 @@ function RepoHome({ loaded, repo, topics, tree }: { loaded: LoadedRepo; repo: Ap
         <span>Pull requests {repo.open_pr_counter}</span>
         <span>Releases {repo.release_counter}</span>
       </div>
+      <nav class="repo-nav">
+        {tree ? <a href={href(owner, repo.name, 'commits', 'branch', ...tree.branch.split('/'))}>Commits</a> : null}
+        <a href={href(owner, repo.name, 'branches')}>Branches</a>
+        <a href={href(owner, repo.name, 'tags')}>Tags</a>
+        {repo.has_issues ? <a href={href(owner, repo.name, 'issues')}>Issues</a> : null}
+        {repo.has_pull_requests ? <a href={href(owner, repo.name, 'pulls')}>Pull requests</a> : null}
+        {repo.has_releases ? <a href={href(owner, repo.name, 'releases')}>Releases</a> : null}
+      </nav>
       <CloneUrls repo={repo} />
       {tree ? (
         <>

@@ -58,12 +58,38 @@ function decode(bytes: Buffer): { text: string; invalid: boolean } {
   }
 }
 
+/**
+ * Highlighted blobs by blob id and language, most recently used last: a blob never changes, and highlighting a
+ * 1,000-line file costs tens of milliseconds, far more than reading it.
+ */
+const recentHighlights = new Map<string, string>();
+const highlightCacheChars = 16 * 1024 * 1024;
+let cachedChars = 0;
+
+function remember(key: string, html: string): string {
+  recentHighlights.set(key, html);
+  cachedChars += html.length;
+  for (const [oldest, value] of recentHighlights) {
+    if (cachedChars <= highlightCacheChars) break;
+    recentHighlights.delete(oldest);
+    cachedChars -= value.length;
+  }
+  return html;
+}
+
 /** highlight.js escapes the text it is given; its output is the only HTML a file view places unescaped. */
-function highlighted(name: string, text: string): string | null {
+function highlighted(oid: string, name: string, text: string): string | null {
   const extension = extensionOf(name);
   const language = hljs.getLanguage(extension) ? extension : /^(makefile|dockerfile)$/i.test(name) ? name.toLowerCase() : null;
   if (!language || text.length > highlightLimit) return null;
-  return hljs.highlight(text, { language, ignoreIllegals: true }).value;
+  const key = `${oid}\0${language}`;
+  const known = recentHighlights.get(key);
+  if (known !== undefined) {
+    recentHighlights.delete(key);
+    recentHighlights.set(key, known);
+    return known;
+  }
+  return remember(key, hljs.highlight(text, { language, ignoreIllegals: true }).value);
 }
 
 async function viewFile(deps: Deps, loaded: LoadedRepo, at: SourceAt, item: ContentsItem): Promise<FileView> {
@@ -77,7 +103,7 @@ async function viewFile(deps: Deps, loaded: LoadedRepo, at: SourceAt, item: Cont
     return { kind: 'markdown', html: await renderMarkup(deps.db, { text, mode: 'gfm', context }, deps.config.rootUrl, loaded.caller.user) };
   }
   const lines = text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-  return { kind: 'text', lines, html: invalid ? null : highlighted(item.name, text), text, invalidUtf8: invalid };
+  return { kind: 'text', lines, html: invalid ? null : highlighted(item.sha, item.name, text), text, invalidUtf8: invalid };
 }
 
 function Breadcrumbs({ loaded, at }: { loaded: LoadedRepo; at: SourceAt }) {
