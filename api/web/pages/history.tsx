@@ -145,11 +145,15 @@ async function commitPage({ deps, caller, params }: PageContext) {
   const [commit] = await renderCommits(deps, view, caller.user, [found], { stat: false, files: false, verification: false });
   const from = found.parents[0] ?? emptyTrees[view.reader.format] ?? emptyTrees.sha1;
   const changed = await changedPaths(view.reader, from, found.oid);
-  const files = await Promise.all(changed.map(async (file, i): Promise<FileDiff> => {
-    if (file.binary || i >= diffFileLimit) return { file, diff: null };
-    const text = await fileDiff(view.reader, from, found.oid, file.filename);
-    return { file, diff: text.length > diffSizeLimit ? null : text };
-  }));
+  const files: FileDiff[] = [];
+  // one `git diff` per file, a few at a time
+  for (let start = 0; start < changed.length; start += 8) {
+    files.push(...await Promise.all(changed.slice(start, start + 8).map(async (file, i): Promise<FileDiff> => {
+      if (file.binary || start + i >= diffFileLimit) return { file, diff: null };
+      const text = await fileDiff(view.reader, from, found.oid, file.filename);
+      return { file, diff: text.length > diffSizeLimit ? null : text };
+    })));
+  }
   return { title: `${firstLine(commit.commit.message)} · ${commit.sha.slice(0, 10)}`, body: <CommitPage loaded={loaded} commit={commit} files={files} /> };
 }
 
