@@ -144,6 +144,19 @@ test('history pages: commits paged, a commit with its diff per file, branches, t
   const one = await browser.get('/alice/tool/releases/tag/v1.0');
   t.regex(textOf(one), /First release .*Source code \(zip\)/);
 
+  // a commit whose message is not valid UTF-8, written with git itself
+  const { execFileSync } = await import('node:child_process');
+  const dir = hearth.deps.git.pathOf('alice', 'tool');
+  const git = (input: Buffer | undefined, ...args: string[]) => execFileSync('git', ['-C', dir, ...args], { input, stdio: ['pipe', 'pipe', 'ignore'] }).toString().trim();
+  const tree = git(undefined, 'rev-parse', 'main^{tree}');
+  const odd = git(Buffer.concat([Buffer.from('Caf'), Buffer.from([0xe9]), Buffer.from(` ${xss}\n`)]), '-c', 'user.name=x', '-c', 'user.email=x@x', 'commit-tree', tree, '-p', 'main');
+  git(undefined, 'update-ref', 'refs/heads/odd', odd);
+  const oddPage = await browser.get(`/alice/tool/commit/${odd}`);
+  t.is(oddPage.status, 200);
+  t.false(oddPage.html.includes(xss));
+  t.regex(textOf(oddPage), /Caf/);
+  t.is((await browser.get('/alice/tool/commits/branch/odd')).status, 200);
+
   for (const path of [
     '/alice/tool/commit/0000000', '/alice/tool/commit/zzzz', '/alice/tool/commits/branch/nope', '/alice/tool/commits/branch/main/nothing.txt',
     '/alice/tool/releases/tag/v9', '/alice/secret/commits/branch/main', '/alice/secret/branches', '/alice/secret/tags', '/alice/secret/releases',
