@@ -30,6 +30,8 @@ export interface PageContext {
 export interface PageDefinition {
   method?: 'get' | 'post';
   path: string;
+  /** The `{param}` of `path` that takes the rest of the path, slashes included (as the API's `route`). */
+  rest?: string;
   handle: (ctx: PageContext) => Promise<PageAnswer>;
 }
 
@@ -81,6 +83,10 @@ function sendError(deps: Deps, res: Response, visitor: WebVisitor, error: HttpEr
 const singleValues = (record: Record<string, unknown>): Record<string, string> =>
   Object.fromEntries(Object.entries(record).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 
+/** Path parameters as strings: Express hands a rest parameter over as its segments. */
+const pathParams = (record: Record<string, unknown>): Record<string, string> =>
+  Object.fromEntries(Object.entries(record).map(([name, value]) => [name, Array.isArray(value) ? value.join('/') : String(value)]));
+
 /**
  * Mounts the page table. Every posted form must carry the visitor's CSRF token; without it, or with a stale one, the
  * form is refused (400) before its handler runs, so nothing changes.
@@ -90,7 +96,7 @@ export function mountPages(pages: PageDefinition[], deps: Deps): Router {
   router.use(express.urlencoded({ extended: false, limit: '1mb' }));
   for (const definition of pages) {
     const method = definition.method ?? 'get';
-    router[method](expressPath(definition.path), async (req: Request, res: Response, next: NextFunction) => {
+    router[method](expressPath(definition.path, definition.rest), async (req: Request, res: Response, next: NextFunction) => {
       let visitor: WebVisitor | undefined;
       try {
         visitor = await loadVisitor(deps, req, res);
@@ -99,7 +105,7 @@ export function mountPages(pages: PageDefinition[], deps: Deps): Router {
           sendPage(deps, res, visitor, 400, 'Bad request', <ErrorMessage title="Bad request" text="The form has expired or is invalid. Go back, reload the page and try again." />);
           return;
         }
-        const params = singleValues(req.params as Record<string, unknown>);
+        const params = pathParams(req.params as Record<string, unknown>);
         const answer = await definition.handle({
           deps, req, res, visitor, caller: visitor.caller, params, query: singleValues(req.query as Record<string, unknown>), form,
         });

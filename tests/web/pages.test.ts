@@ -68,9 +68,8 @@ test('pages render their content from the same views as the API, escaped and san
   t.true(repo.html.includes('<strong>this</strong>'));
   t.false(repo.html.includes('onerror'), 'the README sanitized');
   t.regex(text, /README\.md/);
-  const raw = /href="(\/alice\/tool\/raw\/branch\/main\/README\.md)"/.exec(repo.html);
-  t.truthy(raw, 'a file links to its raw contents (the code pages are not built yet)');
-  t.regex((await browser.get(raw![1])).html, /^# Tool manual/);
+  t.true(repo.html.includes('href="/alice/tool/src/branch/main/README.md"'), 'a file links to its source page');
+  t.regex((await browser.get('/alice/tool/raw/branch/main/README.md')).html, /^# Tool manual/);
   t.regex(text, /src\//, 'the root file list, directories first');
   t.regex(text, /compilers/);
   t.regex(text, /cli/);

@@ -13,6 +13,7 @@ import type { UserRow } from '../../../db/models/users/user-row.js';
 import { loadProtectionView, loadProtectionViews } from '../../../db/views/branch-protections.js';
 import { listedBranchViews, loadBranchViews } from '../../../db/views/branches.js';
 import type { Deps } from '../../deps.js';
+import type { Page } from '../../http/pagination.js';
 import { created, noContent, ok, route } from '../../http/route.js';
 import { renderBranch, renderBranchProtection, type ApiBranch } from '../../render/branch.js';
 import type { LoadedRepo } from '../../context/repo.js';
@@ -45,6 +46,21 @@ async function renderBranchNamed(deps: Deps, loaded: LoadedRepo, viewer: UserRow
   return renderBranch(view, repoHtmlUrl(deps, loaded));
 }
 
+/** A page of a repository's branches as the API lists them (rows made for branches pushed but not yet synced). */
+export async function listBranchesRendered(
+  deps: Deps, repo: LoadedRepo, doer: UserRow | null, page: Page, preloaded?: Awaited<ReturnType<typeof listBranchPage>>,
+): Promise<{ branches: ApiBranch[]; total: number }> {
+  if (repo.repo.is_empty) return { branches: [], total: 0 };
+  let { branches, total, protectedAny } = preloaded ?? await listBranchPage(deps.db, repo.repo.id, page);
+  const incomplete = branches.filter((b) => !b.head).map((b) => b.name);
+  if (total === 0 || incomplete.length > 0) {
+    await inTx(deps, (tx) => ensureBranchRows(tx, deps.git, repo.repo.id, doer?.id ?? null, incomplete));
+    ({ branches, total, protectedAny } = await listBranchPage(deps.db, repo.repo.id, page));
+  }
+  const views = await listedBranchViews(deps.db, repo, doer, branches, protectedAny ? undefined : []);
+  return { branches: views.map((v) => renderBranch(v, repoHtmlUrl(deps, repo))), total: total - (branches.length - views.length) };
+}
+
 /** Gitea's reqToken + reqAdmin: repository administrators manage protection rules. */
 const protectionsAdmin = { mode: 'admin' } as const;
 const protectionsChange = { mode: 'admin', notArchived: true } as const;
@@ -55,15 +71,8 @@ export const branchRoutes = [
     scope: 'read:repository', repo: {}, paginated: true, responses: { 200: 'BranchList' },
     preload: ({ page }) => branchPagePreload(page),
     handle: async ({ deps, repo, doer, page, list, preloaded }) => {
-      if (repo.repo.is_empty) return list([], 0);
-      let { branches, total, protectedAny } = preloaded ?? await listBranchPage(deps.db, repo.repo.id, page);
-      const incomplete = branches.filter((b) => !b.head).map((b) => b.name);
-      if (total === 0 || incomplete.length > 0) {
-        await inTx(deps, (tx) => ensureBranchRows(tx, deps.git, repo.repo.id, doer?.id ?? null, incomplete));
-        ({ branches, total, protectedAny } = await listBranchPage(deps.db, repo.repo.id, page));
-      }
-      const views = await listedBranchViews(deps.db, repo, doer, branches, protectedAny ? undefined : []);
-      return list(views.map((v) => renderBranch(v, repoHtmlUrl(deps, repo))), total - (branches.length - views.length));
+      const { branches, total } = await listBranchesRendered(deps, repo, doer, page, preloaded);
+      return list(branches, total);
     },
   }),
   route({

@@ -60,7 +60,7 @@ export async function rawTarget(reader: GitReader, defaultBranch: string, filepa
   return commit ? { commit, treePath: filepath } : null;
 }
 
-const mediaTypes: Record<string, string> = {
+export const mediaTypes: Record<string, string> = {
   png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', bmp: 'image/bmp', ico: 'image/x-icon',
   avif: 'image/avif', svg: 'image/svg+xml', pdf: 'application/pdf', mp4: 'video/mp4', webm: 'video/webm', mp3: 'audio/mpeg',
   ogg: 'audio/ogg', wav: 'audio/wav', flac: 'audio/flac', zip: 'application/zip', gz: 'application/gzip', tgz: 'application/gzip',

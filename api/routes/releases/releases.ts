@@ -34,11 +34,11 @@ export const seesDrafts = (loaded: LoadedRepo): boolean => loaded.mode >= access
 export const releasesReader = { unit: 'repo.releases' } as const;
 export const releasesWriter = { unit: 'repo.releases', mode: 'write' } as const;
 
-async function renderReleases(deps: Deps, loaded: LoadedRepo, rows: ReleaseRow[]): Promise<ApiRelease[]> {
+export async function renderReleases(deps: Deps, loaded: LoadedRepo, rows: ReleaseRow[]): Promise<ApiRelease[]> {
   return (await loadReleaseViews(deps.db, rows)).map((view) => renderRelease(view, loaded, deps.config));
 }
 
-async function renderOne(deps: Deps, loaded: LoadedRepo, row: ReleaseRow): Promise<ApiRelease> {
+export async function renderOne(deps: Deps, loaded: LoadedRepo, row: ReleaseRow): Promise<ApiRelease> {
   return renderRelease(await loadReleaseView(deps.db, row), loaded, deps.config);
 }
 

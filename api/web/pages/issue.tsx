@@ -4,7 +4,8 @@ import { loadCommentViews, loadIssueView } from '../../../db/views/issues.js';
 import { loadIssue } from '../../context/issue.js';
 import { renderComment, renderIssue, type ApiComment, type ApiIssue } from '../../render/issue.js';
 import { parseId } from '../../http/ids.js';
-import { page } from '../page.js';
+import { page, type PageAnswer, type PageContext } from '../page.js';
+import { loadPull } from '../../context/pull.js';
 import { loadWebRepo } from '../web-repo.js';
 import { useHref } from './site.js';
 
@@ -28,7 +29,14 @@ function PostBox({ post }: { post: Post }) {
   );
 }
 
-function IssuePage({ issue, opening, comments }: { issue: ApiIssue; opening: Post; comments: Post[] }) {
+/** A pull request's branches and whether it was merged. */
+interface PullFacts {
+  base: string;
+  head: string;
+  merged: boolean;
+}
+
+function IssuePage({ issue, opening, comments, pull }: { issue: ApiIssue; opening: Post; comments: Post[]; pull: PullFacts | null }) {
   const href = useHref();
   const [owner, name] = [issue.repository.owner, issue.repository.name];
   return (
@@ -36,35 +44,43 @@ function IssuePage({ issue, opening, comments }: { issue: ApiIssue; opening: Pos
       <p><a href={href(owner)}>{owner}</a> / <a href={href(owner, name)}>{name}</a></p>
       <h1>{issue.title} <span class="muted">#{issue.number}</span></h1>
       <p>
-        <span class={`state-${issue.state}`}>{issue.state === 'open' ? 'Open' : 'Closed'}</span>
+        <span class={`state-${issue.state}`}>{pull?.merged ? 'Merged' : issue.state === 'open' ? 'Open' : 'Closed'}</span>
         {issue.labels.map((label) => <span class="label" key={label.id} title={label.description}>{label.name}</span>)}
         {issue.milestone ? <span class="muted"> Milestone: {issue.milestone.title}</span> : null}
       </p>
+      {pull ? <p class="muted">wants to merge <span class="mono">{pull.head}</span> into <span class="mono">{pull.base}</span></p> : null}
       <PostBox post={opening} />
       {comments.map((comment) => <PostBox post={comment} key={comment.id} />)}
     </>
   );
 }
 
-/** `/{owner}/{repo}/issues/{index}`: an issue (or pull request) with its comments, rendered as Markdown and sanitized. */
+/**
+ * `/{owner}/{repo}/issues/{index}` and `/{owner}/{repo}/pulls/{index}`: an issue or a pull request's conversation, its
+ * comments rendered as Markdown and sanitized. Each path shows its own kind; the other kind redirects, as Gitea does.
+ */
+async function conversation({ deps, caller, params }: PageContext, wantPull: boolean): Promise<PageAnswer> {
+  const repo = await loadWebRepo(deps, caller, params.owner, params.repo, wantPull ? 'repo.pulls' : 'repo.issues');
+  const index = parseId(params.index);
+  const loadedPull = wantPull ? await loadPull(deps, repo, index) : null;
+  const issue = loadedPull ? loadedPull.issue : (await loadIssue(deps, repo, index)).issue;
+  if (!wantPull && issue.is_pull) return { redirect: `${new URL(deps.config.rootUrl).pathname}${[repo.owner.name, repo.repo.name, 'pulls', issue.index].map((s) => encodeURIComponent(String(s))).join('/')}` };
+  const [view, rows] = await Promise.all([loadIssueView(deps.db, issue, repo.repo), listIssueComments(deps.db, issue.id, {})]);
+  const api = renderIssue(view, deps.config);
+  const comments: ApiComment[] = (await loadCommentViews(deps.db, rows, new Map([[issue.id, issue]]), repo.repo))
+    .map((comment) => renderComment(comment, caller.user, deps.config));
+  const context = `${repo.owner.name}/${repo.repo.name}`;
+  const markdown = (text: string) => renderMarkup(deps.db, { text, mode: 'comment', context }, deps.config.rootUrl, caller.user);
+  const [openingHtml, ...commentHtml] = await Promise.all([api.body, ...comments.map((comment) => comment.body)].map(markdown));
+  const opening: Post = { id: 'issue-body', author: api.user.login, when: api.created_at, html: openingHtml };
+  const posts = comments.map((comment, i): Post => ({
+    id: `issuecomment-${comment.id}`, author: comment.user.login, when: comment.created_at, html: commentHtml[i],
+  }));
+  const pull = loadedPull ? { base: loadedPull.pull.base_branch, head: loadedPull.pull.head_branch, merged: loadedPull.pull.has_merged } : null;
+  return { title: `${api.title} #${api.number}`, body: <IssuePage issue={api} opening={opening} comments={posts} pull={pull} /> };
+}
+
 export const issuePages = [
-  page({
-    path: '/{owner}/{repo}/issues/{index}',
-    handle: async ({ deps, caller, params }) => {
-      const repo = await loadWebRepo(deps, caller, params.owner, params.repo, 'repo.issues');
-      const { issue } = await loadIssue(deps, repo, parseId(params.index));
-      const [view, rows] = await Promise.all([loadIssueView(deps.db, issue, repo.repo), listIssueComments(deps.db, issue.id, {})]);
-      const api = renderIssue(view, deps.config);
-      const comments: ApiComment[] = (await loadCommentViews(deps.db, rows, new Map([[issue.id, issue]]), repo.repo))
-        .map((comment) => renderComment(comment, caller.user, deps.config));
-      const context = `${repo.owner.name}/${repo.repo.name}`;
-      const markdown = (text: string) => renderMarkup(deps.db, { text, mode: 'comment', context }, deps.config.rootUrl, caller.user);
-      const [openingHtml, ...commentHtml] = await Promise.all([api.body, ...comments.map((comment) => comment.body)].map(markdown));
-      const opening: Post = { id: 'issue-body', author: api.user.login, when: api.created_at, html: openingHtml };
-      const posts = comments.map((comment, i): Post => ({
-        id: `issuecomment-${comment.id}`, author: comment.user.login, when: comment.created_at, html: commentHtml[i],
-      }));
-      return { title: `${api.title} #${api.number}`, body: <IssuePage issue={api} opening={opening} comments={posts} /> };
-    },
-  }),
+  page({ path: '/{owner}/{repo}/issues/{index}', handle: (ctx) => conversation(ctx, false) }),
+  page({ path: '/{owner}/{repo}/pulls/{index}', handle: (ctx) => conversation(ctx, true) }),
 ];

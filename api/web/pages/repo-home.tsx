@@ -8,6 +8,7 @@ import { renderRepository, type ApiRepository } from '../../render/repository.js
 import { loadWebRepo } from '../web-repo.js';
 import { page } from '../page.js';
 import { useHref } from './site.js';
+import { Listing } from './source.js';
 
 /** The README Gitea shows on a repository's home: README.md first, then the other spellings. */
 const readmeNames = ['readme.md', 'readme.markdown', 'readme', 'readme.txt'];
@@ -77,7 +78,7 @@ git push -u origin ${branch}`}</pre>
   );
 }
 
-function RepoHome({ repo, topics, tree }: { repo: ApiRepository; topics: string[]; tree: Tree | null }) {
+function RepoHome({ loaded, repo, topics, tree }: { loaded: LoadedRepo; repo: ApiRepository; topics: string[]; tree: Tree | null }) {
   const href = useHref();
   const owner = repo.owner.login;
   return (
@@ -95,23 +96,18 @@ function RepoHome({ repo, topics, tree }: { repo: ApiRepository; topics: string[
         <span>Pull requests {repo.open_pr_counter}</span>
         <span>Releases {repo.release_counter}</span>
       </div>
+      <nav class="repo-nav">
+        {tree ? <a href={href(owner, repo.name, 'commits', 'branch', ...tree.branch.split('/'))}>Commits</a> : null}
+        <a href={href(owner, repo.name, 'branches')}>Branches</a>
+        <a href={href(owner, repo.name, 'tags')}>Tags</a>
+        {repo.has_issues ? <a href={href(owner, repo.name, 'issues')}>Issues</a> : null}
+        {repo.has_pull_requests ? <a href={href(owner, repo.name, 'pulls')}>Pull requests</a> : null}
+        {repo.has_releases ? <a href={href(owner, repo.name, 'releases')}>Releases</a> : null}
+      </nav>
       <CloneUrls repo={repo} />
       {tree ? (
         <>
-          <table class="files">
-            <tbody>
-              {tree.entries.map((entry) => (
-                <tr key={entry.path}>
-                  <td class="mono">
-                    {entry.type === 'file'
-                      ? <a href={href(owner, repo.name, 'raw', 'branch', ...tree.branch.split('/'), entry.name)}>{entry.name}</a>
-                      : entry.type === 'dir' ? `${entry.name}/` : entry.name}
-                  </td>
-                  <td class="muted mono when">{entry.lastCommitSha.slice(0, 10)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <Listing loaded={loaded} at={{ kind: 'branch', ref: tree.branch }} entries={tree.entries} />
           {tree.readme ? (
             <section class="readme">
               <h2>{tree.readme.name}</h2>
@@ -134,7 +130,7 @@ export const repoHomePages = [
       const loaded = await loadWebRepo(deps, caller, params.owner, params.repo, 'repo.code');
       const api = renderRepository(loaded, caller.user, deps.config);
       const [topics, tree] = await Promise.all([listRepoTopics(deps.db, loaded.repo.id, { limit: 50, offset: 0 }), readRoot(deps, loaded, api)]);
-      return { title: api.full_name, body: <RepoHome repo={api} topics={topics.names} tree={tree} /> };
+      return { title: api.full_name, body: <RepoHome loaded={loaded} repo={api} topics={topics.names} tree={tree} /> };
     },
   }),
 ];
