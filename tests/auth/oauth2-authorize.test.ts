@@ -1,7 +1,9 @@
 import test, { type ExecutionContext } from 'ava';
+import { Secret, TOTP } from 'otpauth';
 import * as client from 'openid-client';
 import { inTx } from '../../db/data-source.js';
 import { createOAuth2App, type OAuth2AppRow } from '../../db/models/users/oauth2-apps.js';
+import { enrollTotp } from '../../db/models/users/two-factor.js';
 import { Browser, type Page } from '../helpers/browser.js';
 import { startHearth, type TestHearth, type TestUser } from '../helpers/hearth.js';
 
@@ -197,4 +199,22 @@ test('sign-in follows a same-site relative redirect_to only, never an absolute o
   const browser = new Browser(hearth.rootUrl);
   const answer = await browser.signIn('alice', alice.password, { redirect_to: '/explore/repos?q=a' });
   t.is(answer.location, '/explore/repos?q=a');
+});
+
+test('with TOTP enrolled, redirect_to is carried through the second step back to the authorize request', async (t) => {
+  const s = await setUp(t);
+  const { secret } = await inTx(s.hearth.store, (tx) => enrollTotp(tx, s.alice.user, s.hearth.config.security.secretKey));
+  const totp = new TOTP({ secret: Secret.fromBase32(secret), algorithm: 'SHA1', digits: 6, period: 30 });
+  const { url } = await authorizeUrl(s, 'read:user');
+  const back = `${url.pathname}${url.search}`;
+  const login = await s.browser.get((await s.browser.get(url.toString())).location!);
+  const password = await s.browser.post('/user/login', { ...hiddenFields(login), user_name: 'alice', password: s.alice.password });
+  t.is(password.status, 303);
+  t.is(new URL(password.location!, s.hearth.rootUrl).pathname, '/user/two_factor');
+  const step = await s.browser.get(password.location!);
+  t.is(hiddenFields(step).redirect_to, back);
+  const done = await s.browser.post('/user/two_factor', { ...hiddenFields(step), passcode: totp.generate() });
+  t.is(done.status, 303);
+  t.is(done.location, back);
+  t.is((await s.browser.get(done.location!)).status, 200, 'the consent page');
 });
