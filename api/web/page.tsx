@@ -11,7 +11,7 @@ import { SiteContext, type Site } from './pages/site.js';
 import { csrfMatches, loadVisitor, type WebVisitor } from './session.js';
 
 /** What a page handler answers: a page to render in the layout, or a redirect (after a form, 303 See Other). */
-export type PageAnswer = { status?: number; title: string; body: VNode } | { redirect: string };
+export type PageAnswer = { status?: number; title: string; body: VNode; formTargets?: string[] } | { redirect: string };
 
 export interface PageContext {
   deps: Deps;
@@ -46,18 +46,29 @@ export const pageHeaders = {
   'Cache-Control': 'no-store',
 };
 
+/**
+ * The policy with more sources in `form-action`: browsers apply it to the redirects a form's answer makes too, so the
+ * OAuth2 consent form, whose answer redirects to the client, names the client's origin.
+ */
+function withFormTargets(targets: string[]): string {
+  const sources = targets.filter((t) => /^[a-z][a-z0-9+.-]*:(\/\/[^\s;,']+)?$/i.test(t));
+  return pageHeaders['Content-Security-Policy'].replace("form-action 'self'", ["form-action 'self'", ...sources].join(' '));
+}
+
 function siteOf(deps: Deps, visitor: WebVisitor): Site {
   return { appName: deps.config.appName, version: apiVersion, base: new URL(deps.config.rootUrl).pathname, user: visitor.caller.user, csrf: visitor.csrf };
 }
 
 /** A page in the layout as the whole document; preact escapes every text and attribute it renders. */
-export function sendPage(deps: Deps, res: Response, visitor: WebVisitor, status: number, title: string, body: VNode): void {
+export function sendPage(deps: Deps, res: Response, visitor: WebVisitor, status: number, title: string, body: VNode, formTargets: string[] = []): void {
   const html = renderToString(
     <SiteContext.Provider value={siteOf(deps, visitor)}>
       <Layout title={title}>{body}</Layout>
     </SiteContext.Provider>,
   );
-  res.status(status).set(pageHeaders).type('html').send(`<!DOCTYPE html>\n${html}`);
+  res.status(status).set(pageHeaders).type('html');
+  if (formTargets.length) res.set('Content-Security-Policy', withFormTargets(formTargets));
+  res.send(`<!DOCTYPE html>\n${html}`);
 }
 
 function sendAnswer(deps: Deps, res: Response, visitor: WebVisitor, answer: PageAnswer): void {
@@ -65,7 +76,7 @@ function sendAnswer(deps: Deps, res: Response, visitor: WebVisitor, answer: Page
     res.set('Cache-Control', 'no-store').redirect(303, answer.redirect);
     return;
   }
-  sendPage(deps, res, visitor, answer.status ?? 200, answer.title, answer.body);
+  sendPage(deps, res, visitor, answer.status ?? 200, answer.title, answer.body, answer.formTargets);
 }
 
 /**

@@ -26,7 +26,7 @@ async function setUp(t: ExecutionContext, options: { confidential?: boolean; red
   return { hearth, alice, app, secret, config };
 }
 
-/** Stands in for the authorize page (not built yet): the code comes from the model function that page will call. */
+/** The code straight from the model function the consent page calls (tests/auth/oauth2-authorize.test.ts goes through the pages). */
 async function codeFor(s: Setup, scope: string, pkce: { verifier: string; method?: CodeChallengeMethod }, extra: { nonce?: string; redirect?: string } = {}): Promise<{ code: string; callback: URL }> {
   const method = pkce.method ?? 'S256';
   const challenge = method === 'S256' ? await client.calculatePKCECodeChallenge(pkce.verifier) : pkce.verifier;
@@ -45,7 +45,7 @@ async function oauthError(t: ExecutionContext, promise: Promise<unknown>, code: 
   t.is((error as { error?: string }).error, code, String((error as Error)?.message));
 }
 
-test('code from issueAuthorizationCode (authorize page not built yet), exchanged with S256 PKCE by openid-client: ID token verifies against the JWKS, the access token works on /api/v1 within its scopes only, userinfo and introspection answer', async (t) => {
+test('code from issueAuthorizationCode, exchanged with S256 PKCE by openid-client: ID token verifies against the JWKS, the access token works on /api/v1 within its scopes only, userinfo and introspection answer', async (t) => {
   const s = await setUp(t);
   const org = await build.org(s.hearth, s.alice, { name: 'acme' });
   await build.team(s.hearth, org, { name: 'devs', members: [s.alice] });

@@ -104,3 +104,10 @@ export async function deleteOAuth2App(tx: Tx, owner: UserRow, id: number): Promi
   if (!app) throw notFound(`oauth2 application ${id} does not exist`);
   await emit(tx, { kind: 'user.oauth2_application_deleted', doerId: owner.id, payload: { owner_id: owner.id, application_id: id, client_id: app.client_id } });
 }
+
+/** The application of a client id, for the authorize page; null for an unknown or malformed one. */
+export async function findOAuth2AppByClientId(db: Queryable, clientId: string): Promise<OAuth2AppRow | null> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(clientId)) return null;
+  const [app] = await db.query<OAuth2AppRow>(`SELECT ${columns} FROM oauth2_application WHERE client_id = $1`, [clientId]);
+  return app ?? null;
+}

@@ -89,6 +89,12 @@ export async function issueAuthorizationCode(
   return { code, grantId: grant.id };
 }
 
+/** The user's grant for the application, if they consented before. */
+export async function findGrant(db: Queryable, userId: number, appId: number): Promise<GrantRow | null> {
+  const [grant] = await db.query<GrantRow>(`SELECT ${grantColumns} FROM oauth2_grant g WHERE g.user_id = $1 AND g.application_id = $2`, [userId, appId]);
+  return grant ?? null;
+}
+
 /**
  * Client authentication (basic or body): the application of `clientId`, with its secret checked when one is sent or
  * the client is confidential. Every refusal is the same `invalid_client`.
