@@ -17,6 +17,7 @@ import { webRoutes } from './web/index.js';
 import { mountPages, notFoundPage } from './web/page.js';
 import { webPages } from './web/pages/index.js';
 import { oauth2Provider } from './oauth2/provider.js';
+import { healthOf } from './health.js';
 import { packageRegistries } from './packages/index.js';
 import { actionsRunnerApi } from './actions/connect.js';
 import { httpMetrics } from './metrics/http-metrics.js';
@@ -34,12 +35,8 @@ export function createApp(deps: Deps): Express {
   app.use(mergeRepeatedSlashes);
 
   app.get('/api/healthz', async (_req, res) => {
-    try {
-      await deps.db.query('SELECT 1');
-      res.json({ status: 'pass', description: 'Hearth: database answers' });
-    } catch {
-      res.status(503).json({ status: 'fail', description: 'database does not answer' });
-    }
+    const answer = await healthOf(deps);
+    res.status(answer.status === 'pass' ? 200 : 503).json(answer);
   });
   const swagger = openApiDocument(apiRoutes, deps.config.rootUrl, apiVersion);
   app.get('/swagger.v1.json', (_req, res) => {

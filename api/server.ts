@@ -20,6 +20,7 @@ async function main(): Promise<void> {
   const store = await openStore(databaseUrl, 'web');
   await ensureBootAdmin(store, config, log);
   const services = buildServices(config, log);
+  const { lifecycle } = services;
   // package uploads come here: their digest threads start now rather than with the first one
   services.digests.warm();
   const server = createServer(createApp({ ...store, ...services }));
@@ -35,11 +36,16 @@ async function main(): Promise<void> {
   log.info({ port: config.port, rootUrl: config.rootUrl }, 'web ready');
   await tellLauncher({ hearth: 'ready' });
   stop = () => {
-    server.close(async () => {
-      await store.close();
-      process.exit(0);
-    });
-    server.closeIdleConnections();
+    if (lifecycle.draining) return;
+    lifecycle.draining = true;
+    // the health check answers 503 from now; requests are still served until the balancer has noticed
+    setTimeout(() => {
+      server.close(async () => {
+        await store.close();
+        process.exit(0);
+      });
+      server.closeIdleConnections();
+    }, config.drainSeconds * 1000);
   };
 }
 

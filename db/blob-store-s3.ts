@@ -145,7 +145,12 @@ export class S3BlobStore implements BlobStore {
 
   /** Throws when the bucket cannot be reached (for health checks). */
   async check(): Promise<void> {
-    await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    try {
+      await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
+    } catch (error) {
+      // the store answers; the bucket is made at the first write
+      if (!missing(error)) throw error;
+    }
   }
 
   /** Every blob under this store's base path, with when it was written. */

@@ -22,6 +22,8 @@ export interface Services {
   garbage: YoungGarbage;
   /** The OAuth2 provider's JWT signing key, made or read at first use. */
   oauth2Keys: OAuth2SigningKeys;
+  /** Set when the process has been asked to stop: its health check then answers 503 while it finishes. */
+  lifecycle: { draining: boolean };
 }
 
 /** Repositories under `$HEARTH_DATA_DIR/git`; blobs under `$HEARTH_DATA_DIR/blobs` or in the object store of `[storage]`. */
@@ -34,5 +36,6 @@ export function buildServices(config: Config, log: Logger): Services {
     digests: new DigestThreads(),
     garbage: new YoungGarbage(),
     oauth2Keys: new OAuth2SigningKeys(config.dataDir),
+    lifecycle: { draining: false },
   };
 }

@@ -169,6 +169,8 @@ export const sections = {
     /** The port ssh_url advertises; SSH_LISTEN_PORT when unset. */
     sshPort: key('SSH_PORT', setting.port.optional()),
     sshListenPort: key('SSH_LISTEN_PORT', setting.port.default(2222)),
+    /** Hearth's: seconds a stopping web process keeps serving while /api/healthz answers 503, so a load balancer takes it out first. */
+    drainSeconds: key('DRAIN_SECONDS', setting.seconds.default(0)),
     sshListenHost: key('SSH_LISTEN_HOST', text.default('0.0.0.0')),
     /** The host ssh_url advertises; ROOT_URL's host when unset. */
     sshDomain: key('SSH_DOMAIN', text.optional()),
@@ -410,6 +412,8 @@ export interface Config extends Omit<SectionConfig, 'server' | 'log' | 'default'
   };
   /** `[server]`'s SSH settings: the built-in server and what ssh_url advertises. */
   ssh: SshConfig;
+  /** `[server] DRAIN_SECONDS`: how long a stopping web process serves on while its health check says it is stopping. */
+  drainSeconds: number;
   dataDir: string;
   databaseUrl: string | undefined;
   bootAdmin: { username: string; password: string; email: string } | undefined;
@@ -523,6 +527,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): ConfigReading 
       repositoryIssue,
       gitTimeout,
       blobStorage,
+      drainSeconds: server.drainSeconds,
       packages: { enabled: packages.enabled, limitTotalOwnerCount: packages.limitTotalOwnerCount, limitTotalOwnerSize: packages.limitTotalOwnerSize, limitSize },
       ssh: {
         disabled: server.disableSsh,

@@ -11,7 +11,7 @@ import { HttpError } from '../../db/errors.js';
 import { loadConfig } from '../../db/process/config.js';
 import { build } from '../helpers/build.js';
 import { startHearth, type TestHearth } from '../helpers/hearth.js';
-import { root } from '../helpers/processes.js';
+import { freePort, root } from '../helpers/processes.js';
 import { s3Credentials, startS3Server, type TestS3 } from '../helpers/s3-server.js';
 
 const MiB = 1024 * 1024;
@@ -218,4 +218,25 @@ test("[storage] and the kinds' sections resolve as Gitea reads them", (t) => {
   t.like(own.attachments, { type: 'minio', endpoint: 's3.example:443', useSsl: true, serveDirect: true, bucket: 'hearth', basePath: 'attachments/' });
   t.deepEqual(own.packages, { type: 'local' });
   t.throws(() => read({ HEARTH__storage__STORAGE_TYPE: 's3' }), { message: /\[storage\] STORAGE_TYPE = "s3".*expected local or minio/ });
+});
+
+test('/api/healthz tells a load balancer whether this process can serve: storage reachable, and not while draining', async (t) => {
+  const s3 = await startS3Server(t, 'hearth-health');
+  const hearth = await startHearth(t, s3.settings());
+  const healthy = await hearth.call('GET', '/api/healthz');
+  t.is(healthy.status, 200, 'a bucket not made yet still counts as reachable');
+  t.like(healthy.body, { status: 'pass' });
+
+  const elsewhere = await startHearth(t, s3.settings({ HEARTH__storage__MINIO_ENDPOINT: `127.0.0.1:${await freePort()}` }));
+  const unreachable = await elsewhere.call('GET', '/api/healthz');
+  t.is(unreachable.status, 503);
+  t.deepEqual(unreachable.body, { status: 'fail', description: 'blob storage cannot be reached' });
+
+  const local = await startHearth(t);
+  t.is((await local.call('GET', '/api/healthz')).status, 200);
+  local.deps.lifecycle.draining = true;
+  const draining = await local.call('GET', '/api/healthz');
+  t.is(draining.status, 503);
+  t.deepEqual(draining.body, { status: 'fail', description: 'draining: this process is stopping' });
+  t.is((await local.call('GET', '/version')).status, 200, 'requests are still served while draining');
 });
