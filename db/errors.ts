@@ -27,6 +27,10 @@ export const unsupportedMediaType = (message: string): HttpError => new HttpErro
 export const preconditionFailed = (message: string): HttpError => new HttpError(412, message);
 export const locked = (message: string): HttpError => new HttpError(423, message);
 /** A package registry's own error (the OCI distribution spec's `code` beside the message), with the status it answers. */
+/** A service this one needs does not answer now (a login source, say). */
+export const unavailable = (message: string): HttpError => new HttpError(503, message);
+/** An OAuth2 refusal: rendered as `{"error": code, "error_description": description}` by the OAuth2 routes. */
+export const oauth2Error = (code: string, description: string, status = 400): HttpError => new HttpError(status, description, { error: code });
 export const registryError = (status: number, message: string, code: string): HttpError => new HttpError(status, message, { code });
 
 /** PostgreSQL's unique_violation: a concurrent writer won the race for the same name. */

@@ -1,5 +1,5 @@
 import { inTx } from '../../db/data-source.js';
-import { HttpError } from '../../db/errors.js';
+import { unavailable } from '../../db/errors.js';
 import { checkUserPassword } from '../../db/models/users/passwords.js';
 import { parseGroupTeamMap, syncGroupTeams } from '../../db/models/orgs/group-team-sync.js';
 import { findLoginSource, ldapSettingsOf, listActiveLdapSources, type LoginSourceRow } from '../../db/models/users/login-sources.js';
@@ -49,7 +49,7 @@ async function ask(deps: Deps, source: LoginSourceRow, login: string, password: 
   } catch (error) {
     if (error instanceof LdapUnavailable) {
       deps.log.warn({ source: source.name, err: error.message }, 'ldap sign-in');
-      throw new HttpError(503, `login source ${source.name} is unavailable, try again later`);
+      throw unavailable(`login source ${source.name} is unavailable, try again later`);
     }
     throw error;
   }

@@ -1,9 +1,9 @@
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
 import type { JWTPayload } from 'jose';
 import { inTx } from '../../db/data-source.js';
-import { HttpError } from '../../db/errors.js';
+import { HttpError, oauth2Error } from '../../db/errors.js';
 import {
-  accessScopeOfGrant, authenticateClient, findGrantWithUser, listOAuth2Groups, oauth2Error, redeemAuthorizationCode, rotateRefreshToken, type GrantRow,
+  accessScopeOfGrant, authenticateClient, findGrantWithUser, listOAuth2Groups, redeemAuthorizationCode, rotateRefreshToken, type GrantRow,
 } from '../../db/models/users/oauth2-grants.js';
 import type { OAuth2AppRow } from '../../db/models/users/oauth2-apps.js';
 import type { UserRow } from '../../db/models/users/user-row.js';

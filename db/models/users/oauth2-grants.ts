@@ -2,13 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Queryable, Tx } from '../../data-source.js';
 import { tokenMatches } from '../../crypto.js';
-import { HttpError, notFound } from '../../errors.js';
+import { notFound, oauth2Error } from '../../errors.js';
 import { normalizeScopes, scopeCategories } from '../../scopes.js';
 import type { OAuth2AppRow } from './oauth2-apps.js';
 import { toUserRow, type UserRow } from './user-row.js';
 
-/** An OAuth2 refusal: rendered as `{"error": code, "error_description": description}` by the OAuth2 routes. */
-export const oauth2Error = (code: string, description: string, status = 400): HttpError => new HttpError(status, description, { error: code });
 
 export type CodeChallengeMethod = '' | 'plain' | 'S256';
 
