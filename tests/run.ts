@@ -1,13 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statfsSync } from 'node:fs';
+import { readdirSync, rmSync, statfsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
-import pg from 'pg';
 import { nodeBundle } from '../scripts/node-bundle.mjs';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../db/process/embedded.js';
-import { freePort } from '../db/process/startup.js';
-import { createTemplateDatabase, dropTemplateDatabases } from './helpers/template-db.js';
+import { exitWith, withTemplateDatabase } from './helpers/template-db.js';
 
 /**
  * `npm test`: a real PostgreSQL (embedded unless DATABASE_URL is set), one migrated template database
@@ -65,30 +62,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 async function main(): Promise<number> {
-  let embedded: EmbeddedDatabase | undefined;
-  let scratch: string | undefined;
-  let admin: pg.Client | undefined;
-  const template = `hearth_tpl_${process.pid}`;
-  try {
-    let adminUrl = process.env.DATABASE_URL;
-    if (!adminUrl) {
-      scratch = mkdtempSync(path.join(scratchBase(), 'hearth-test-'));
-      chmodSync(scratch, 0o755);
-      // A throwaway cluster: nothing in it must survive a crash, so it never waits for the disk. synchronous_commit
-      // keeps its default, which tests of Hearth's own commit settings read.
-      embedded = await startEmbeddedPostgres({
-        dir: path.join(scratch, 'db'),
-        port: await freePort(),
-        settings: { fsync: 'off', full_page_writes: 'off' },
-      });
-      adminUrl = embedded.url;
-    }
-    admin = new pg.Client({ connectionString: adminUrl });
-    // a cluster stopped by Ctrl-C drops this idle connection; the run still has its cleaning up to do
-    admin.on('error', () => undefined);
-    await admin.connect();
-    await createTemplateDatabase(admin, adminUrl, template);
-
+  return withTemplateDatabase(scratchBase(), async ({ adminUrl, template }) => {
     await bundleTests();
     if (interrupted) return 130;
     const avaArgs = ['--config', path.join('tests', 'ava.config.mjs'), ...process.argv.slice(2).map(bundledArg)];
@@ -97,20 +71,8 @@ async function main(): Promise<number> {
       env: { ...process.env, HEARTH_TEST_ADMIN_URL: adminUrl, HEARTH_TEST_TEMPLATE: template },
     });
     ava = child;
-    return await new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? (interrupted ? 130 : 1))));
-  } finally {
-    // the embedded cluster goes whole with its directory; a server of the developer's keeps nothing of ours
-    if (!embedded && admin) await dropTemplateDatabases(admin, template);
-    await admin?.end().catch(() => undefined);
-    if (embedded) await embedded.stop();
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  }
+    return new Promise<number>((resolve) => child.on('exit', (code) => resolve(code ?? (interrupted ? 130 : 1))));
+  });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+exitWith(main);

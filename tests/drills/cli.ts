@@ -1,12 +1,7 @@
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import type { ExecutionContext } from 'ava';
-import pg from 'pg';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from '../../db/process/embedded.js';
-import { freePort } from '../../db/process/startup.js';
 import { startHearth } from '../helpers/hearth.js';
-import { createTemplateDatabase, dropTemplateDatabases } from '../helpers/template-db.js';
+import { exitWith, withTemplateDatabase } from '../helpers/template-db.js';
 import { DrillLog, type DrillEnv } from './drill.js';
 import { hungDrill } from './hung.js';
 import { ssrfDrill } from './ssrf.js';
@@ -52,22 +47,7 @@ async function main(): Promise<number> {
   const chosen = asked.length > 0 ? asked : Object.keys(drills);
   console.log(`drills: ${chosen.join(', ')}; not built yet: ${notBuilt.join(', ')}`);
 
-  let embedded: EmbeddedDatabase | undefined;
-  let scratch: string | undefined;
-  let admin: pg.Client | undefined;
-  const template = `hearth_tpl_${process.pid}`;
-  try {
-    let adminUrl = process.env.DATABASE_URL;
-    if (!adminUrl) {
-      scratch = mkdtempSync(path.join(os.tmpdir(), 'hearth-drill-'));
-      chmodSync(scratch, 0o755);
-      embedded = await startEmbeddedPostgres({ dir: path.join(scratch, 'db'), port: await freePort(), settings: { fsync: 'off', full_page_writes: 'off' } });
-      adminUrl = embedded.url;
-    }
-    admin = new pg.Client({ connectionString: adminUrl });
-    admin.on('error', () => undefined);
-    await admin.connect();
-    await createTemplateDatabase(admin, adminUrl, template);
+  return withTemplateDatabase(os.tmpdir(), async ({ adminUrl, template }) => {
     process.env.HEARTH_TEST_ADMIN_URL = adminUrl;
     process.env.HEARTH_TEST_TEMPLATE = template;
     const logs: DrillLog[] = [];
@@ -75,18 +55,7 @@ async function main(): Promise<number> {
     console.log('\nsummary');
     for (const log of logs) console.log(`  ${log.name}: ${log.checks} checks, ${log.findings.length} findings, ${log.figures.seconds} s`);
     return logs.some((log) => log.findings.length > 0) ? 1 : 0;
-  } finally {
-    if (admin) await dropTemplateDatabases(admin, template).catch(() => undefined);
-    await admin?.end().catch(() => undefined);
-    if (embedded) await embedded.stop();
-    if (scratch) rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+exitWith(main);
